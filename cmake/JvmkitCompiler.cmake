@@ -1,0 +1,20 @@
+# Compiler settings shared by every target: warnings are errors, sanitizers when asked for.
+
+set(JVMKIT_WARNINGS -Wall -Wextra -Werror -Wno-missing-field-initializers)
+
+# Applies the project's warning flags (and sanitizer flags in a sanitizer build) to TARGET.
+function(jvmkit_target_defaults target)
+  target_compile_options(${target} PRIVATE ${JVMKIT_WARNINGS})
+  if(JVMKIT_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=${JVMKIT_SANITIZE} -fno-omit-frame-pointer
+                                             -fno-sanitize-recover=all)
+    target_link_options(${target} PRIVATE -fsanitize=${JVMKIT_SANITIZE})
+  endif()
+endfunction()
+
+# A shared library that goes into a JVM must not drag unresolved C++ runtime symbols across
+# agents, and must fail at link time (not at System.loadLibrary time) on a missing symbol.
+function(jvmkit_shared_library_defaults target)
+  jvmkit_target_defaults(${target})
+  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,-z,defs -static-libstdc++ -static-libgcc)
+endfunction()

@@ -1,0 +1,104 @@
+# Test helpers. Every test is driven by ctest and carries a label:
+#   unit  GoogleTest tests of the C++ core (also built with sanitizers, see JVMKIT_SANITIZE)
+#   jvm   a real `java` process that loads our library or agent, once per JDK in JVMKIT_JDK_TAGS
+#   slow  long runs kept out of the default test command (run with: ctest -L slow)
+
+find_package(GTest REQUIRED)
+include(GoogleTest)
+
+# jvmkit_add_unit_test(NAME <name> SOURCES <files...> [LIBS <targets...>])
+# One GoogleTest executable; each TEST() becomes its own ctest test, named <name>.<Suite>.<Test>.
+function(jvmkit_add_unit_test)
+  cmake_parse_arguments(ARG "" "NAME" "SOURCES;LIBS" ${ARGN})
+  add_executable(${ARG_NAME} ${ARG_SOURCES})
+  jvmkit_target_defaults(${ARG_NAME})
+  target_link_libraries(${ARG_NAME} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main Threads::Threads)
+  gtest_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}." PROPERTIES LABELS unit
+                       DISCOVERY_TIMEOUT 60)
+endfunction()
+
+find_package(Threads REQUIRED)
+
+# jvmkit_add_jdk_test(NAME <name> COMMAND <command...> [MIN_JDK <n>] [TIMEOUT <s>]
+#                     [LABELS <labels...>] [RUN_SERIAL])
+# Adds one ctest test per JDK in JVMKIT_JDK_TAGS (of feature >= MIN_JDK), named jvm.<name>.<jdk tag>,
+# labelled jvm and <jdk tag>. COMMAND may use the placeholders @JAVA@ (that JDK's java),
+# @JDK_HOME@, @JDK_FEATURE@, @JDK_TAG@, @BINARY_DIR@ and @TEST_NAME@; the environment has
+# JAVA_HOME and JVMKIT_TEST_JDK (the tag) set. Use it for tests that drive java from a script.
+# RUN_SERIAL is for tests whose result depends on CPU time being available (sampling rates, bias).
+function(jvmkit_add_jdk_test)
+  cmake_parse_arguments(ARG "RUN_SERIAL" "NAME;MIN_JDK;TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  if(JVMKIT_UNIT_TESTS_ONLY)
+    return()
+  endif()
+  if(NOT ARG_MIN_JDK)
+    set(ARG_MIN_JDK 17)
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  foreach(tag IN LISTS JVMKIT_JDK_TAGS)
+    set(feature ${JVMKIT_JDK_FEATURE_${tag}})
+    if(feature LESS ARG_MIN_JDK)
+      continue()
+    endif()
+    set(home "${JVMKIT_JDK_HOME_${tag}}")
+    set(test_name "jvm.${ARG_NAME}.${tag}")
+    set(cmd ${ARG_COMMAND})
+    list(TRANSFORM cmd REPLACE "@JAVA@" "${home}/bin/java")
+    list(TRANSFORM cmd REPLACE "@JDK_HOME@" "${home}")
+    list(TRANSFORM cmd REPLACE "@JDK_FEATURE@" "${feature}")
+    list(TRANSFORM cmd REPLACE "@JDK_TAG@" "${tag}")
+    list(TRANSFORM cmd REPLACE "@BINARY_DIR@" "${CMAKE_BINARY_DIR}")
+    list(TRANSFORM cmd REPLACE "@TEST_NAME@" "${test_name}")
+    add_test(NAME ${test_name} COMMAND ${cmd})
+    set_tests_properties(${test_name} PROPERTIES LABELS "jvm;${tag};${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
+                         ENVIRONMENT "JAVA_HOME=${home};JVMKIT_TEST_JDK=${tag}")
+    if(ARG_RUN_SERIAL)
+      set_tests_properties(${test_name} PROPERTIES RUN_SERIAL ON)
+    endif()
+  endforeach()
+endfunction()
+
+# jvmkit_add_jvm_test(NAME <name> MAIN <class> CLASSES <java target>
+#                     [AGENT <library target>] [AGENT_OPTIONS <string>]
+#                     [NATIVE_LIBS <library targets...>]   (their directories go on java.library.path)
+#                     [JVM_ARGS <args...>] [ARGS <args...>] [MIN_JDK <n>] [TIMEOUT <s>]
+#                     [LABELS <labels...>] [RUN_SERIAL])
+# Adds one test per JDK (see jvmkit_add_jdk_test, same placeholders) that runs
+#   java [-agentpath:<agent>=<options>] <JVM_ARGS> -cp <classes> <MAIN> <ARGS>
+# and passes when java exits with status 0.
+function(jvmkit_add_jvm_test)
+  cmake_parse_arguments(ARG "RUN_SERIAL" "NAME;MAIN;CLASSES;AGENT;AGENT_OPTIONS;MIN_JDK;TIMEOUT"
+                        "NATIVE_LIBS;JVM_ARGS;ARGS;LABELS" ${ARGN})
+  if(JVMKIT_UNIT_TESTS_ONLY)
+    return()
+  endif()
+  if(NOT JVMKIT_HAVE_JAVA_${ARG_CLASSES})
+    message(STATUS "jvm.${ARG_NAME}: skipped, its Java classes (${ARG_CLASSES}) need a newer JDK")
+    return()
+  endif()
+  set(cmd "@JAVA@")
+  if(ARG_AGENT)
+    if(ARG_AGENT_OPTIONS)
+      list(APPEND cmd "-agentpath:$<TARGET_FILE:${ARG_AGENT}>=${ARG_AGENT_OPTIONS}")
+    else()
+      list(APPEND cmd "-agentpath:$<TARGET_FILE:${ARG_AGENT}>")
+    endif()
+  endif()
+  set(libpath "")
+  foreach(lib IN LISTS ARG_NATIVE_LIBS)
+    list(APPEND libpath "$<TARGET_FILE_DIR:${lib}>")
+  endforeach()
+  if(libpath)
+    list(JOIN libpath ":" libpath)
+    list(APPEND cmd "-Djava.library.path=${libpath}")
+  endif()
+  list(APPEND cmd ${ARG_JVM_ARGS} -cp "${JVMKIT_CLASSES_${ARG_CLASSES}}" ${ARG_MAIN} ${ARG_ARGS})
+  set(serial "")
+  if(ARG_RUN_SERIAL)
+    set(serial RUN_SERIAL)
+  endif()
+  jvmkit_add_jdk_test(NAME ${ARG_NAME} COMMAND ${cmd} MIN_JDK ${ARG_MIN_JDK} TIMEOUT ${ARG_TIMEOUT}
+                      LABELS ${ARG_LABELS} ${serial})
+endfunction()

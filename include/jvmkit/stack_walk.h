@@ -1,0 +1,193 @@
+/*
+ * jvmkit/stack_walk.h: the Unbiased Stack-Walk API (JEP draft "Unbiased Stack-Walk JVMTI extension
+ * API"), delivered on stock HotSpot JDKs 17, 21 and 25 (Linux x86_64) by libjvmkit_walk.
+ *
+ * The names and signatures of the JEP are kept to the letter, so that a tool written against this
+ * header today can later call the JVM's own extension. Everything jvmkit adds is an extension and
+ * is named Jvmkit... / jvmkit... / JVMKIT_....
+ *
+ * How it works on a stock JVM (details in docs/stack_walk.md):
+ *  - A request for the current thread with a ucontext (e.g. from a profiling signal handler) is
+ *    captured in the calling thread, immediately, from the interrupted PC, into preallocated storage.
+ *    Its trace is unbiased (biased = JNI_FALSE).
+ *  - A request for another thread, or without a ucontext, is served later with JVMTI GetStackTrace,
+ *    at a safepoint; its trace is biased (biased = JNI_TRUE).
+ *  - All callbacks run later on one JVMTI agent thread that jvmkit owns ("jvmkit stack walker"),
+ *    never in signal context. They may do anything a JVMTI agent thread may do: allocate, call JNI and
+ *    JVMTI. Traces of one sampled thread are delivered in the order they were requested.
+ *
+ * Thread safety: RequestStackTrace may be called from any thread, including from a signal handler
+ * (it is async-signal-safe in that case: no locks, no allocation, bounded time, at most one
+ * wake-up syscall). Enable/Disable must not run concurrently with each other.
+ */
+#ifndef JVMKIT_STACK_WALK_H
+#define JVMKIT_STACK_WALK_H
+
+#include <jni.h>
+#include <jvmti.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define JVMKIT_WALK_EXPORT __attribute__((visibility("default")))
+#else
+#define JVMKIT_WALK_EXPORT
+#endif
+
+/* ------------------------------------------------------------------------------------------------
+ * Types of the JEP
+ * ---------------------------------------------------------------------------------------------- */
+
+/* The kind of a reported frame. */
+typedef enum {
+  JVMTI_FRAME_INTERPRETER = 0, /* executed by the bytecode interpreter */
+  JVMTI_FRAME_JIT = 1,         /* a JIT-compiled (C1/C2) physical frame */
+  JVMTI_FRAME_INLINE = 2,      /* a method inlined into the JIT-compiled frame reported after it */
+  JVMTI_FRAME_NATIVE = 3       /* a Java method declared native */
+} jvmtiFrameType;
+
+/* Called once at the start of a trace, before its frames.
+ *  thread:    the thread the trace was taken from (a local reference, valid until endStackTrace
+ *             returns). For a sampled virtual thread this is its carrier thread; see
+ *             docs/stack_walk.md "Virtual threads".
+ *  biased:    JNI_FALSE only when the trace starts at the exact PC the thread was interrupted at
+ *             (a current-thread request with a ucontext); JNI_TRUE when it was taken at a
+ *             safepoint.
+ *  user_data: the user_data given to RequestStackTrace, unchanged. */
+typedef void(JNICALL* jvmtiBeginStackTraceCallback)(jthread thread, jboolean biased, void* user_data);
+
+/* Called once at the end of a trace, after its frames. It is safe to free the callbacks and
+ * user_data just before returning from this callback: jvmkit does not touch them afterwards. */
+typedef void(JNICALL* jvmtiEndStackTraceCallback)(jthread thread, void* user_data);
+
+/* Return values of the frame callback. */
+#define JVMKIT_FRAME_CONTINUE 0 /* go on with the next (calling) frame */
+#define JVMKIT_FRAME_STOP 1     /* skip the remaining frames; endStackTrace is still called */
+
+/* Called once per frame, from the executing frame towards the frame that started the thread.
+ *  frameType: see jvmtiFrameType.
+ *  methodId:  the frame's method. Valid until endStackTrace returns (jvmkit holds a strong reference
+ *             to the declaring class until then), so GetMethodName, GetMethodDeclaringClass, ...
+ *             may be called on it inside the callbacks. Do not keep it past endStackTrace without
+ *             pinning its class yourself.
+ *  location:  the bytecode index (jlocation) within the method; -1 when unknown (e.g. native).
+ * Returns JVMKIT_FRAME_CONTINUE (0) to receive the next frame, or any other value (use
+ * JVMKIT_FRAME_STOP) to end this trace early. */
+typedef jint(JNICALL* jvmtiStackFrameCallback)(jvmtiFrameType frameType, jmethodID methodId, jlocation location,
+                                               void* user_data);
+
+/* The JEP draft uses this second name for the same frame callback type. */
+typedef jvmtiStackFrameCallback jvmtiStackTraceCallback;
+
+/* Called instead of beginStackTrace/stackFrame/endStackTrace when no trace can be reported for an
+ * accepted request (the reason is counted, see JvmkitGetStackWalkCounters). Never called after
+ * beginStackTrace for the same request. thread may be NULL when the thread had already ended. */
+typedef void(JNICALL* jvmtiStackTraceFailureCallback)(jthread thread, void* user_data);
+
+typedef struct {
+  jvmtiBeginStackTraceCallback beginStackTrace;
+  jvmtiEndStackTraceCallback endStackTrace;
+  jvmtiStackFrameCallback stackFrame;
+  jvmtiStackTraceFailureCallback failure;
+} jvmtiStackTraceCallbacks;
+
+/* ------------------------------------------------------------------------------------------------
+ * Functions of the JEP
+ * ---------------------------------------------------------------------------------------------- */
+
+/* Requests a stack trace of THREAD, reported later through CALLBACKS.
+ *  env:       the caller's jvmtiEnv (must not be NULL).
+ *  thread:    NULL for the current thread, or a pointer to a jthread (a reference valid in the
+ *             calling thread). Other threads are always traced biased.
+ *  ucontext:  the ucontext_t* a signal handler received, or NULL (then the trace is biased).
+ *  callbacks: all four members must be non-NULL. Copied: the struct need not outlive the call.
+ *  user_data: passed back unchanged to every callback of this request.
+ * Returns:
+ *  JVMTI_ERROR_NONE              accepted: exactly one outcome follows, either beginStackTrace,
+ *                                stackFrame* and endStackTrace, or failure alone.
+ *  JVMTI_ERROR_NOT_AVAILABLE     EnableRequestStackTrace has not been called (or Disable has).
+ *  JVMTI_ERROR_NULL_POINTER      env is NULL, or a member of callbacks is NULL.
+ *  JVMTI_ERROR_INVALID_THREAD    *thread is not a live Java thread (or not a thread at all).
+ *  JVMTI_ERROR_UNATTACHED_THREAD thread is NULL and the calling thread is not a Java thread.
+ *  JVMTI_ERROR_OUT_OF_MEMORY     the preallocated request pool is full (the request is dropped
+ *                                and counted; see JvmkitGetStackWalkCounters).
+ * A request that returns an error gets no callback. Async-signal-safe when thread is NULL. */
+JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext,
+                                                jvmtiStackTraceCallbacks callbacks, void* user_data);
+
+/* Enables the functionality, from Agent_OnLoad or in the live phase (Agent_OnAttach, a JNI call).
+ * env is the caller's environment; it is left as found: jvmkit creates its own jvmtiEnv from the
+ * JavaVM for its own capabilities and events, so the caller's callbacks and events are untouched.
+ * Returns JVMTI_ERROR_NONE; JVMTI_ERROR_NULL_POINTER for a NULL env; JVMTI_ERROR_NOT_AVAILABLE when
+ * the JVM lacks what is needed (e.g. AsyncGetCallTrace is not exported) or it is already enabled;
+ * JVMTI_ERROR_WRONG_PHASE when called in the dead phase. */
+JVMKIT_WALK_EXPORT jvmtiError EnableRequestStackTrace(jvmtiEnv* env);
+
+/* Disables the functionality. Requests accepted before still get their one outcome (delivered, or
+ * failure) before this returns; later requests return JVMTI_ERROR_NOT_AVAILABLE. Everything Enable
+ * set up (agent thread, own jvmtiEnv, class references) is released; Enable may be called again.
+ * Returns JVMTI_ERROR_NONE; JVMTI_ERROR_NULL_POINTER for a NULL env; JVMTI_ERROR_NOT_AVAILABLE when
+ * not enabled. Must not be called from a stack-trace callback. */
+JVMKIT_WALK_EXPORT jvmtiError DisableRequestStackTrace(jvmtiEnv* env);
+
+/* The JEP draft's spelling of DisableRequestStackTrace; identical behaviour. */
+JVMKIT_WALK_EXPORT jvmtiError DisablesRequestStackTrace(jvmtiEnv* env);
+
+/* ------------------------------------------------------------------------------------------------
+ * Extension: accounting. Every accepted request ends in exactly one outcome, so at any moment
+ *   accepted == delivered + failed + pending
+ * and, once pending is 0, accepted == delivered + failed.
+ * ---------------------------------------------------------------------------------------------- */
+
+/* Why an accepted request ended in failure. */
+typedef enum {
+  JVMKIT_FAILURE_NO_JAVA_FRAMES = 0, /* the thread was not executing Java code (no Java frames) */
+  JVMKIT_FAILURE_NOT_WALKABLE = 1,   /* the stack could not be walked at that PC (stub, prologue...) */
+  JVMKIT_FAILURE_GC_ACTIVE = 2,      /* a GC was moving objects; walking was not safe */
+  JVMKIT_FAILURE_DEOPTIMIZING = 3,   /* the top frame was being deoptimized */
+  JVMKIT_FAILURE_CLASS_UNLOADED = 4, /* a frame's class was unloaded between capture and delivery */
+  JVMKIT_FAILURE_THREAD_ENDED = 5,   /* the thread ended, or its Thread object could not be found */
+  JVMKIT_FAILURE_DISABLED = 6,       /* DisableRequestStackTrace ran before a trace could be taken */
+  JVMKIT_FAILURE_JVMTI_ERROR = 7,    /* GetStackTrace (biased path) returned an error */
+  JVMKIT_FAILURE_OTHER = 8,
+  JVMKIT_FAILURE_REASON_COUNT = 9
+} jvmkitFailureReason;
+
+/* Why RequestStackTrace returned an error (the request was never accepted). */
+typedef enum {
+  JVMKIT_REJECT_NOT_ENABLED = 0,       /* JVMTI_ERROR_NOT_AVAILABLE */
+  JVMKIT_REJECT_NULL_ARGUMENT = 1,     /* JVMTI_ERROR_NULL_POINTER */
+  JVMKIT_REJECT_INVALID_THREAD = 2,    /* JVMTI_ERROR_INVALID_THREAD */
+  JVMKIT_REJECT_UNATTACHED_THREAD = 3, /* JVMTI_ERROR_UNATTACHED_THREAD */
+  JVMKIT_REJECT_POOL_FULL = 4,         /* JVMTI_ERROR_OUT_OF_MEMORY */
+  JVMKIT_REJECT_REASON_COUNT = 5
+} jvmkitRejectReason;
+
+typedef struct {
+  jlong accepted;  /* requests that returned JVMTI_ERROR_NONE */
+  jlong delivered; /* ... and ended with beginStackTrace ... endStackTrace */
+  jlong failed;    /* ... and ended with failure */
+  jlong pending;   /* ... and have no outcome yet */
+  jlong unbiased;  /* delivered traces with biased == JNI_FALSE */
+  jlong failed_by_reason[JVMKIT_FAILURE_REASON_COUNT];
+  jlong rejected; /* requests that returned an error */
+  jlong rejected_by_reason[JVMKIT_REJECT_REASON_COUNT];
+} jvmkitStackWalkCounters;
+
+/* Copies the counters, totals since the library was loaded (they survive Disable/Enable cycles),
+ * into *counters. Returns JVMTI_ERROR_NULL_POINTER for a NULL counters, else JVMTI_ERROR_NONE.
+ * May be called at any time from any thread (not from a signal handler). */
+JVMKIT_WALK_EXPORT jvmtiError JvmkitGetStackWalkCounters(jvmkitStackWalkCounters* counters);
+
+/* A short lower-case name for a failure or rejection reason ("not_walkable", "pool_full"), for
+ * reports; "unknown" for a value out of range. The strings are static. */
+JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason);
+JVMKIT_WALK_EXPORT const char* JvmkitRejectReasonName(jvmkitRejectReason reason);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* JVMKIT_STACK_WALK_H */

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what jvmkit needs on Debian 12, with apt-get. Idempotent: when everything is present and
+# current it only checks (about a second). Uses sudo when not run as root.
+#
+# Packages: the build (cmake, g++, pkg-config), the tests (GoogleTest, Google Benchmark, zlib) and
+# Debian's current JDK 17 update (the JVM tests' reference JDK; the version matters, see
+# docs/jdk-versions.md). Later components add theirs to PACKAGES below.
+set -euo pipefail
+
+PACKAGES=(
+  cmake g++ make pkg-config git
+  libgtest-dev libgmock-dev googletest libbenchmark-dev zlib1g-dev
+  openjdk-17-jdk-headless
+)
+# Packages that must be at the newest version the archive offers, not merely present.
+KEEP_CURRENT=(openjdk-17-jdk-headless)
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+installed_version() { dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null | awk '$3 == "installed" {print $4}'; }
+candidate_version() { apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ {print $2}'; }
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  [ -n "$(installed_version "$p")" ] || missing+=("$p")
+done
+
+# Refresh the package lists when they are missing or older than a day, so that "current" means
+# current; otherwise trust them (keeps the no-op run fast and offline-friendly).
+if [ ${#missing[@]} -gt 0 ] || [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*Packages*' -mmin -1440 2>/dev/null | head -1)" ]; then
+  echo "setup: refreshing package lists (apt-get update)"
+  as_root apt-get update -qq
+fi
+
+outdated=()
+for p in "${KEEP_CURRENT[@]}"; do
+  have=$(installed_version "$p")
+  want=$(candidate_version "$p")
+  if [ -n "$have" ] && [ -n "$want" ] && [ "$want" != "(none)" ] && [ "$have" != "$want" ]; then
+    outdated+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ] && [ ${#outdated[@]} -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages present and current"
+  exit 0
+fi
+echo "setup: installing ${missing[*]} ${outdated[*]}"
+as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" "${outdated[@]}"
+echo "setup: done"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs every test: the unit and JVM tests (ctest, on every JDK
+# found), then the unit tests again under AddressSanitizer+UBSan and under ThreadSanitizer.
+# Ends with one summary line. Long runs (label "slow") are not part of it: ctest -L slow runs them.
+#
+# Environment: JVMKIT_EXTRA_JDKS=home1:home2 adds JDKs; JVMKIT_SKIP_SANITIZERS=1 skips the
+# sanitizer builds (for a quick local loop; CI never sets it).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+started=$(date +%s)
+jobs=$(nproc)
+
+scripts/setup.sh || { echo "setup failed"; exit 1; }
+
+passed=0
+failed=0
+failed_names=()
+parts=()
+
+# Configures and builds one tree; prints the build log only when it fails.
+build_tree() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  if ! { cmake -S . -B "$dir" "$@" && cmake --build "$dir" -j"$jobs"; } >"$dir/build.log" 2>&1; then
+    tail -80 "$dir/build.log"
+    echo "BUILD FAILED: $dir (full log: $dir/build.log)"
+    return 1
+  fi
+}
+
+# Runs ctest in one tree and adds its counts to the totals. $1 tree, $2 name for the summary.
+run_ctest() {
+  local dir=$1 name=$2; shift 2
+  local log="$dir/ctest.log"
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" "$@" 2>&1 | tee "$log"
+  local line total fails
+  line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)
+  if [ -z "$line" ]; then
+    echo "ctest in $dir ran no test"; failed=$((failed + 1)); failed_names+=("$name: no tests ran"); return
+  fi
+  fails=$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")
+  total=$(sed -E 's/.* failed out of ([0-9]+).*/\1/' <<<"$line")
+  passed=$((passed + total - fails))
+  failed=$((failed + fails))
+  parts+=("$name $((total - fails))/$total")
+  while read -r t; do failed_names+=("$name: $t"); done < <(sed -n -E 's/^[[:space:]]*[0-9]+ - ([^ ]+) .*/\1/p' "$log")
+}
+
+echo "== build (RelWithDebInfo): unit tests, JVM tests"
+if build_tree build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+  echo "== JDKs"
+  cat build/test/jdk-report.txt
+  run_ctest build/test "unit+jvm" --label-exclude slow
+else
+  failed=$((failed + 1)); failed_names+=("build/test: build failed")
+fi
+
+if [ "${JVMKIT_SKIP_SANITIZERS:-0}" != 1 ]; then
+  for san in address,undefined thread; do
+    dir=build/san-${san//,/-}
+    echo "== build with -fsanitize=$san: unit tests"
+    if build_tree "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DJVMKIT_SANITIZE=$san"; then
+      run_ctest "$dir" "$san" -L unit
+    else
+      failed=$((failed + 1)); failed_names+=("$dir: build failed")
+    fi
+  done
+else
+  parts+=("sanitizers skipped (JVMKIT_SKIP_SANITIZERS=1)")
+fi
+
+echo
+echo "== summary ($(( $(date +%s) - started )) s)"
+if [ -f build/test/jdk-report.txt ]; then sed 's/^/JDK: /' build/test/jdk-report.txt; fi
+echo "suites: ${parts[*]}"
+for f in "${failed_names[@]}"; do echo "FAILED: $f"; done
+echo "jvmkit: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
