@@ -40,7 +40,8 @@ extern "C" {
  * Types of the JEP
  * ---------------------------------------------------------------------------------------------- */
 
-/* The kind of a reported frame. */
+/* The kind of a reported frame. On stock JDKs jvmkit derives it from JVMTI's compiled-code events;
+ * docs/stack_walk.md "Frame types" says how exact that is today. */
 typedef enum {
   JVMTI_FRAME_INTERPRETER = 0, /* executed by the bytecode interpreter */
   JVMTI_FRAME_JIT = 1,         /* a JIT-compiled (C1/C2) physical frame */
@@ -100,7 +101,8 @@ typedef struct {
 /* Requests a stack trace of THREAD, reported later through CALLBACKS.
  *  env:       the caller's jvmtiEnv (must not be NULL).
  *  thread:    NULL for the current thread, or a pointer to a jthread (a reference valid in the
- *             calling thread). Other threads are always traced biased.
+ *             calling thread). *thread == NULL, or a jthread naming the calling thread itself, is
+ *             the same as thread == NULL. Other threads are always traced biased.
  *  ucontext:  the ucontext_t* a signal handler received, or NULL (then the trace is biased).
  *  callbacks: all four members must be non-NULL. Copied: the struct need not outlive the call.
  *  user_data: passed back unchanged to every callback of this request.
@@ -120,20 +122,39 @@ JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, 
 /* Enables the functionality, from Agent_OnLoad or in the live phase (Agent_OnAttach, a JNI call).
  * env is the caller's environment; it is left as found: jvmkit creates its own jvmtiEnv from the
  * JavaVM for its own capabilities and events, so the caller's callbacks and events are untouched.
+ * The JavaVM is found with JNI_GetCreatedJavaVMs, which HotSpot answers only once JNI_CreateJavaVM
+ * has returned: before that (Agent_OnLoad, VMStart/VMInit callbacks) call JvmkitSetJavaVM first.
+ * Must be called on a Java thread in the live phase (it starts an agent thread and registers the
+ * threads and classes that already exist).
  * Returns JVMTI_ERROR_NONE; JVMTI_ERROR_NULL_POINTER for a NULL env; JVMTI_ERROR_NOT_AVAILABLE when
- * the JVM lacks what is needed (e.g. AsyncGetCallTrace is not exported) or it is already enabled;
- * JVMTI_ERROR_WRONG_PHASE when called in the dead phase. */
+ * the JVM lacks what is needed (AsyncGetCallTrace is not exported, or no JavaVM is known yet, see
+ * JvmkitSetJavaVM) or it is already enabled; JVMTI_ERROR_WRONG_PHASE when called in the dead phase;
+ * JVMTI_ERROR_UNATTACHED_THREAD when called in the live phase from a thread not attached to the JVM;
+ * another JVMTI error if jvmkit's own environment cannot be set up (nothing stays enabled then). */
 JVMKIT_WALK_EXPORT jvmtiError EnableRequestStackTrace(jvmtiEnv* env);
 
 /* Disables the functionality. Requests accepted before still get their one outcome (delivered, or
  * failure) before this returns; later requests return JVMTI_ERROR_NOT_AVAILABLE. Everything Enable
  * set up (agent thread, own jvmtiEnv, class references) is released; Enable may be called again.
+ * In the dead phase (Agent_OnUnload) no callback can run any more: it returns at once and requests
+ * still queued stay pending; call it from VMDeath to get every outcome.
  * Returns JVMTI_ERROR_NONE; JVMTI_ERROR_NULL_POINTER for a NULL env; JVMTI_ERROR_NOT_AVAILABLE when
  * not enabled. Must not be called from a stack-trace callback. */
 JVMKIT_WALK_EXPORT jvmtiError DisableRequestStackTrace(jvmtiEnv* env);
 
 /* The JEP draft's spelling of DisableRequestStackTrace; identical behaviour. */
 JVMKIT_WALK_EXPORT jvmtiError DisablesRequestStackTrace(jvmtiEnv* env);
+
+/* ------------------------------------------------------------------------------------------------
+ * Extension: the JavaVM.
+ * ---------------------------------------------------------------------------------------------- */
+
+/* Tells jvmkit which JavaVM it runs in. Needed only when EnableRequestStackTrace is called before
+ * JNI_CreateJavaVM has returned (typically from Agent_OnLoad, which receives the JavaVM): HotSpot's
+ * JNI_GetCreatedJavaVMs reports no VM until then, and a jvmtiEnv does not lead to its JavaVM.
+ * Returns JVMTI_ERROR_NULL_POINTER for a NULL vm, else JVMTI_ERROR_NONE. Call it before
+ * EnableRequestStackTrace, not concurrently with it. */
+JVMKIT_WALK_EXPORT jvmtiError JvmkitSetJavaVM(JavaVM* vm);
 
 /* ------------------------------------------------------------------------------------------------
  * Extension: accounting. Every accepted request ends in exactly one outcome, so at any moment

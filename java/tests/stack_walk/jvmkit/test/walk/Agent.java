@@ -1,0 +1,22 @@
+package jvmkit.test.walk;
+
+/** JNI entry points of the stack-walk test agent (tests/stack_walk/agent/natives.cpp). */
+public final class Agent {
+  private Agent() {}
+
+  static {
+    System.loadLibrary("stack_walk_test_agent");
+  }
+
+  public static native int enable();
+
+  public static native int disable();
+
+  public static native long agentThreadStarts();
+
+  public static native int violations();
+
+  public static native boolean checkThreads(String prefix, int min);
+
+  public static native boolean cycles(int cycles, int windowMillis);
+}

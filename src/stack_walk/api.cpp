@@ -1,0 +1,86 @@
+// The C API of include/jvmkit/stack_walk.h. RequestStackTrace's current-thread path is in
+// signal/capture.cpp (signal context); everything else is in walker.cpp.
+#include <jvmkit/stack_walk.h>
+
+#include "stack_walk/counters.hpp"
+#include "stack_walk/signal/capture.hpp"
+#include "stack_walk/walker.hpp"
+
+using jvmkit::walk::counters;
+using jvmkit::walk::Walker;
+
+extern "C" {
+
+JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext,
+                                                jvmtiStackTraceCallbacks callbacks, void* user_data) {
+  // Async-signal-safe up to the thread != NULL branch.
+  if (env == nullptr || callbacks.beginStackTrace == nullptr || callbacks.endStackTrace == nullptr ||
+      callbacks.stackFrame == nullptr || callbacks.failure == nullptr) {
+    counters().count_rejected(JVMKIT_REJECT_NULL_ARGUMENT);
+    return JVMTI_ERROR_NULL_POINTER;
+  }
+  if (thread == nullptr) return jvmkit::walk::request_current_thread(ucontext, callbacks, user_data);
+  return Walker::instance().request_thread(*thread, ucontext, callbacks, user_data);
+}
+
+JVMKIT_WALK_EXPORT jvmtiError EnableRequestStackTrace(jvmtiEnv* env) { return Walker::instance().enable(env); }
+
+JVMKIT_WALK_EXPORT jvmtiError DisableRequestStackTrace(jvmtiEnv* env) { return Walker::instance().disable(env); }
+
+JVMKIT_WALK_EXPORT jvmtiError DisablesRequestStackTrace(jvmtiEnv* env) { return DisableRequestStackTrace(env); }
+
+JVMKIT_WALK_EXPORT jvmtiError JvmkitSetJavaVM(JavaVM* vm) {
+  if (vm == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  Walker::instance().set_java_vm(vm);
+  return JVMTI_ERROR_NONE;
+}
+
+JVMKIT_WALK_EXPORT jvmtiError JvmkitGetStackWalkCounters(jvmkitStackWalkCounters* out) {
+  if (out == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  counters().snapshot(out);
+  return JVMTI_ERROR_NONE;
+}
+
+JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason) {
+  switch (reason) {
+    case JVMKIT_FAILURE_NO_JAVA_FRAMES:
+      return "no_java_frames";
+    case JVMKIT_FAILURE_NOT_WALKABLE:
+      return "not_walkable";
+    case JVMKIT_FAILURE_GC_ACTIVE:
+      return "gc_active";
+    case JVMKIT_FAILURE_DEOPTIMIZING:
+      return "deoptimizing";
+    case JVMKIT_FAILURE_CLASS_UNLOADED:
+      return "class_unloaded";
+    case JVMKIT_FAILURE_THREAD_ENDED:
+      return "thread_ended";
+    case JVMKIT_FAILURE_DISABLED:
+      return "disabled";
+    case JVMKIT_FAILURE_JVMTI_ERROR:
+      return "jvmti_error";
+    case JVMKIT_FAILURE_OTHER:
+      return "other";
+    default:
+      return "unknown";
+  }
+}
+
+JVMKIT_WALK_EXPORT const char* JvmkitRejectReasonName(jvmkitRejectReason reason) {
+  switch (reason) {
+    case JVMKIT_REJECT_NOT_ENABLED:
+      return "not_enabled";
+    case JVMKIT_REJECT_NULL_ARGUMENT:
+      return "null_argument";
+    case JVMKIT_REJECT_INVALID_THREAD:
+      return "invalid_thread";
+    case JVMKIT_REJECT_UNATTACHED_THREAD:
+      return "unattached_thread";
+    case JVMKIT_REJECT_POOL_FULL:
+      return "pool_full";
+    default:
+      return "unknown";
+  }
+}
+
+}  // extern "C"

@@ -1,0 +1,51 @@
+// The accounting behind JvmkitGetStackWalkCounters. Plain atomics: the accept and reject paths run
+// in signal context. Totals live for the whole process (they survive Disable/Enable cycles).
+//
+// Invariant: pending is incremented when a request is accepted (before it is published) and
+// decremented only after its one outcome has been reported, so at any quiescent moment
+// accepted == delivered + failed + pending, and pending is never negative.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+#include "stack_walk/failure.hpp"
+
+namespace jvmkit::walk {
+
+struct Counters {
+  std::atomic<int64_t> accepted{0};
+  std::atomic<int64_t> delivered{0};
+  std::atomic<int64_t> failed{0};
+  std::atomic<int64_t> pending{0};
+  std::atomic<int64_t> unbiased{0};
+  std::atomic<int64_t> failed_by_reason[JVMKIT_FAILURE_REASON_COUNT]{};
+  std::atomic<int64_t> rejected{0};
+  std::atomic<int64_t> rejected_by_reason[JVMKIT_REJECT_REASON_COUNT]{};
+
+  // Async-signal-safe.
+  void count_accepted() noexcept {
+    accepted.fetch_add(1, std::memory_order_relaxed);
+    pending.fetch_add(1, std::memory_order_seq_cst);
+  }
+  void count_rejected(jvmkitRejectReason reason) noexcept {
+    rejected_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
+    rejected.fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_delivered(bool biased) noexcept {
+    if (!biased) unbiased.fetch_add(1, std::memory_order_relaxed);
+    delivered.fetch_add(1, std::memory_order_relaxed);
+    pending.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  void count_failed(jvmkitFailureReason reason) noexcept {
+    failed_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
+    failed.fetch_add(1, std::memory_order_relaxed);
+    pending.fetch_sub(1, std::memory_order_seq_cst);
+  }
+
+  void snapshot(jvmkitStackWalkCounters* out) const noexcept;
+};
+
+Counters& counters() noexcept;
+
+}  // namespace jvmkit::walk

@@ -1,0 +1,149 @@
+// The delivery side of the walker: turns a published request into its one outcome, on the
+// delivery thread (a JVMTI agent thread), never in signal context.
+//
+// The outcome is decided before beginStackTrace: every frame's declaring class is pinned first
+// (a local reference, inside a local frame that lives until endStackTrace returns), so a method
+// whose class was unloaded between capture and delivery turns the request into a failure, and
+// every jmethodID handed to stackFrame stays valid until endStackTrace returns.
+#include <cstring>
+
+#include "stack_walk/counters.hpp"
+#include "stack_walk/walker.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+// Callbacks may leave an exception pending; it must not leak into the next request's JNI calls.
+void clear_exception(JNIEnv* jni) {
+  if (jni->ExceptionCheck()) jni->ExceptionClear();
+}
+
+}  // namespace
+
+void Walker::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
+  switch (request.kind) {
+    case RequestKind::kCaptured:
+      deliver_captured(jni, request, ticket);
+      break;
+    case RequestKind::kCurrentBiased: {
+      jobject thread = resolve_thread(jni, request.jni, ticket);
+      if (thread == nullptr) {
+        fail(jni, request, nullptr, JVMKIT_FAILURE_THREAD_ENDED);
+      } else {
+        deliver_biased(jni, request, thread);
+      }
+      break;
+    }
+    case RequestKind::kOtherBiased:
+      deliver_biased(jni, request, request.target);
+      jni->DeleteGlobalRef(request.target);
+      request.target = nullptr;
+      break;
+  }
+  clear_exception(jni);
+}
+
+void Walker::fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason) {
+  jthread thread = nullptr;
+  if (jni->PushLocalFrame(4) == JNI_OK) {
+    if (thread_ref != nullptr) thread = jni->NewLocalRef(thread_ref);
+    request.callbacks.failure(thread, request.user_data);
+    jni->PopLocalFrame(nullptr);
+  } else {
+    clear_exception(jni);
+    request.callbacks.failure(nullptr, request.user_data);
+  }
+  counters().count_failed(reason);
+}
+
+void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
+  jobject thread_ref = resolve_thread(jni, request.jni, ticket);
+  if (request.num_frames <= 0) {
+    fail(jni, request, thread_ref, failure_from_asgct(request.num_frames));
+    return;
+  }
+  if (thread_ref == nullptr) {
+    fail(jni, request, nullptr, JVMKIT_FAILURE_THREAD_ENDED);
+    return;
+  }
+  const jint count = request.num_frames;
+  if (jni->PushLocalFrame(count + 8) != JNI_OK) {
+    clear_exception(jni);
+    fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
+    return;
+  }
+  // Decide the outcome before beginStackTrace: pin every declaring class.
+  jvmkitFailureReason reason = JVMKIT_FAILURE_REASON_COUNT;
+  for (jint i = 0; i < count && reason == JVMKIT_FAILURE_REASON_COUNT; i++) {
+    jmethodID method = request.frames[i].method_id;
+    jclass holder = nullptr;
+    if (method == nullptr) {
+      reason = JVMKIT_FAILURE_NOT_WALKABLE;
+    } else if (jvmti_->GetMethodDeclaringClass(method, &holder) != JVMTI_ERROR_NONE || holder == nullptr) {
+      reason = JVMKIT_FAILURE_CLASS_UNLOADED;
+    }
+  }
+  if (reason != JVMKIT_FAILURE_REASON_COUNT) {
+    jni->PopLocalFrame(nullptr);
+    fail(jni, request, thread_ref, reason);
+    return;
+  }
+  jthread thread = jni->NewLocalRef(thread_ref);
+  const jvmtiStackTraceCallbacks& cb = request.callbacks;
+  cb.beginStackTrace(thread, JNI_FALSE, request.user_data);
+  for (jint i = 0; i < count; i++) {
+    const AsgctFrame& frame = request.frames[i];
+    bool native_marker = frame.lineno == kAsgctNativeBci;
+    jvmtiFrameType type = frame_types_.type_of(jvmti_, frame.method_id, native_marker);
+    jlocation location = frame.lineno < 0 ? -1 : static_cast<jlocation>(frame.lineno);
+    if (cb.stackFrame(type, frame.method_id, location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
+  }
+  cb.endStackTrace(thread, request.user_data);
+  jni->PopLocalFrame(nullptr);
+  counters().count_delivered(false);
+}
+
+void Walker::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {
+  jint count = 0;
+  jvmtiError err = jvmti_->GetStackTrace(thread_ref, 0, kMaxFrames, frame_buffer_.data(), &count);
+  if (err == JVMTI_ERROR_THREAD_NOT_ALIVE || err == JVMTI_ERROR_INVALID_THREAD) {
+    fail(jni, request, thread_ref, JVMKIT_FAILURE_THREAD_ENDED);
+    return;
+  }
+  if (err != JVMTI_ERROR_NONE) {
+    fail(jni, request, thread_ref, JVMKIT_FAILURE_JVMTI_ERROR);
+    return;
+  }
+  if (count == 0) {
+    fail(jni, request, thread_ref, JVMKIT_FAILURE_NO_JAVA_FRAMES);
+    return;
+  }
+  if (jni->PushLocalFrame(count + 8) != JNI_OK) {
+    clear_exception(jni);
+    fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
+    return;
+  }
+  // The thread has run on since GetStackTrace returned: pin the classes before reporting.
+  for (jint i = 0; i < count; i++) {
+    jclass holder = nullptr;
+    if (jvmti_->GetMethodDeclaringClass(frame_buffer_[i].method, &holder) != JVMTI_ERROR_NONE) {
+      jni->PopLocalFrame(nullptr);
+      fail(jni, request, thread_ref, JVMKIT_FAILURE_CLASS_UNLOADED);
+      return;
+    }
+  }
+  jthread thread = jni->NewLocalRef(thread_ref);
+  const jvmtiStackTraceCallbacks& cb = request.callbacks;
+  cb.beginStackTrace(thread, JNI_TRUE, request.user_data);
+  for (jint i = 0; i < count; i++) {
+    const jvmtiFrameInfo& frame = frame_buffer_[i];
+    jvmtiFrameType type = frame_types_.type_of(jvmti_, frame.method, false);
+    if (cb.stackFrame(type, frame.method, frame.location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
+  }
+  cb.endStackTrace(thread, request.user_data);
+  jni->PopLocalFrame(nullptr);
+  counters().count_delivered(true);
+}
+
+}  // namespace jvmkit::walk

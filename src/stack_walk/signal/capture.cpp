@@ -1,0 +1,103 @@
+// SIGNAL CONTEXT. This file holds the only code of the stack walker that runs inside a signal
+// handler. It may call: atomics, HotSpot's AsyncGetCallTrace, JavaVM::GetEnv (a thread-local
+// read), and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
+// lock, JNI or JVMTI functions, stdio, or anything else that is not async-signal-safe. It does
+// not touch errno-visible state beyond the wake-up syscall. Time is bounded by ASGCT's walk of at
+// most kMaxFrames frames.
+//
+// The test build (JVMKIT_WALK_TEST_HOOKS) brackets the capture with jvmkit_walk_capture_hook so
+// that an LD_PRELOAD trap can abort on any allocation or lock taken inside it
+// (tests/stack_walk/signal_safety_trap.cpp).
+#include "stack_walk/signal/capture.hpp"
+
+#include <ucontext.h>
+
+#include <cerrno>
+
+#include "stack_walk/counters.hpp"
+
+#ifdef JVMKIT_WALK_TEST_HOOKS
+extern "C" void jvmkit_walk_capture_hook(int entering);
+#define JVMKIT_CAPTURE_HOOK(entering) jvmkit_walk_capture_hook(entering)
+#else
+#define JVMKIT_CAPTURE_HOOK(entering) ((void)0)
+#endif
+
+namespace jvmkit::walk {
+
+CaptureState& capture_state() noexcept {
+  static constinit CaptureState state;
+  return state;
+}
+
+JNIEnv* current_jni(JavaVM* vm) noexcept {
+  JNIEnv* jni = nullptr;
+  if (vm == nullptr || vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) return nullptr;
+  return jni;
+}
+
+namespace {
+
+// Keeps errno as the interrupted code left it: the wake-up syscall may change it.
+class ErrnoGuard {
+ public:
+  ErrnoGuard() noexcept : saved_(errno) {}
+  ~ErrnoGuard() { errno = saved_; }
+
+ private:
+  int saved_;
+};
+
+jvmtiError reject(jvmkitRejectReason reason, jvmtiError error) noexcept {
+  counters().count_rejected(reason);
+  return error;
+}
+
+}  // namespace
+
+jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data) noexcept {
+  ErrnoGuard errno_guard;
+  JVMKIT_CAPTURE_HOOK(1);
+  CaptureState& state = capture_state();
+  if (!enter_gate(state)) {
+    JVMKIT_CAPTURE_HOOK(0);
+    return reject(JVMKIT_REJECT_NOT_ENABLED, JVMTI_ERROR_NOT_AVAILABLE);
+  }
+  jvmtiError result = JVMTI_ERROR_NONE;
+  JNIEnv* jni = current_jni(state.vm.load(std::memory_order_acquire));
+  RequestPool* pool = state.pool.load(std::memory_order_acquire);
+  uint32_t index = 0;
+  Request* request = nullptr;
+  if (jni == nullptr) {
+    result = reject(JVMKIT_REJECT_UNATTACHED_THREAD, JVMTI_ERROR_UNATTACHED_THREAD);
+  } else if ((request = pool->acquire(&index)) == nullptr) {
+    result = reject(JVMKIT_REJECT_POOL_FULL, JVMTI_ERROR_OUT_OF_MEMORY);
+  } else {
+    request->callbacks = callbacks;
+    request->user_data = user_data;
+    request->jni = jni;
+    request->target = nullptr;
+    request->pc = 0;
+    request->sp = 0;
+    request->num_frames = 0;
+    if (ucontext != nullptr) {
+      request->kind = RequestKind::kCaptured;
+      const ucontext_t* uc = static_cast<const ucontext_t*>(ucontext);
+      request->pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+      request->sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+      AsgctTrace trace{jni, 0, request->frames};
+      state.asgct.load(std::memory_order_relaxed)(&trace, kMaxFrames, ucontext);
+      request->num_frames = trace.num_frames;
+    } else {
+      request->kind = RequestKind::kCurrentBiased;
+    }
+    // Count before publishing: the delivery thread's decrement of pending must follow this.
+    counters().count_accepted();
+    pool->publish(index);
+  }
+  leave_gate(state);
+  JVMKIT_CAPTURE_HOOK(0);
+  return result;
+}
+
+}  // namespace jvmkit::walk

@@ -1,0 +1,51 @@
+// The state the capture side reads, and the capture itself.
+//
+// SIGNAL CONTEXT: everything declared here may run inside a signal handler that interrupted
+// arbitrary code (including HotSpot holding its own locks, or malloc). See capture.cpp.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <atomic>
+
+#include "stack_walk/request_pool.hpp"
+
+namespace jvmkit::walk {
+
+// What Enable publishes for the capture side. Enable fills it in before opening the gate;
+// Disable closes the gate and waits for callers inside it to leave before tearing anything down.
+struct CaptureState {
+  std::atomic<bool> open{false};  // requests are accepted
+  std::atomic<int> inside{0};     // RequestStackTrace calls currently past the gate
+  std::atomic<RequestPool*> pool{nullptr};
+  std::atomic<JavaVM*> vm{nullptr};
+  std::atomic<AsgctFunction> asgct{nullptr};
+};
+
+CaptureState& capture_state() noexcept;
+
+// Entering the gate: returns false (and does not enter) when requests are not accepted.
+// Dekker-style with Disable: both sides use seq_cst, so either the caller sees the gate closed, or
+// Disable sees the caller inside and waits for it.
+inline bool enter_gate(CaptureState& s) noexcept {
+  s.inside.fetch_add(1, std::memory_order_seq_cst);
+  if (!s.open.load(std::memory_order_seq_cst)) {
+    s.inside.fetch_sub(1, std::memory_order_seq_cst);
+    return false;
+  }
+  return true;
+}
+inline void leave_gate(CaptureState& s) noexcept { s.inside.fetch_sub(1, std::memory_order_seq_cst); }
+
+// The current thread's JNIEnv, or nullptr when it is not a Java thread. Reads HotSpot's
+// thread-local (JavaVM::GetEnv with a JNI version does nothing else), as async-profiler does in its
+// handler.
+JNIEnv* current_jni(JavaVM* vm) noexcept;
+
+// Requests a trace of the current thread (thread == NULL in the API). Async-signal-safe.
+// With ucontext: AsyncGetCallTrace runs here, into the slot. Without: the slot records only who
+// asked, and the delivery thread serves it with GetStackTrace (biased).
+jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data) noexcept;
+
+}  // namespace jvmkit::walk

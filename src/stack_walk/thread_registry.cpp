@@ -1,0 +1,145 @@
+#include "stack_walk/thread_registry.hpp"
+
+#include <limits>
+
+namespace jvmkit::walk {
+
+namespace {
+constexpr uint64_t kOpen = std::numeric_limits<uint64_t>::max();
+// A JNIEnv sits in the JavaThread object itself, a few hundred bytes in on JDK 17-25. Anything
+// outside this window means eetop is not what we think it is.
+constexpr intptr_t kMaxPlausibleOffset = 1 << 14;
+}  // namespace
+
+std::optional<intptr_t> EnvOffset::offset_of_current(JNIEnv* jni, jvmtiEnv* jvmti) {
+  if (eetop_ == nullptr) {
+    jclass thread_class = jni->FindClass("java/lang/Thread");
+    if (thread_class == nullptr) {
+      jni->ExceptionClear();
+      return std::nullopt;
+    }
+    eetop_ = jni->GetFieldID(thread_class, "eetop", "J");
+    jni->DeleteLocalRef(thread_class);
+    if (eetop_ == nullptr) {
+      jni->ExceptionClear();
+      return std::nullopt;
+    }
+  }
+  jthread self = nullptr;
+  if (jvmti->GetCurrentThread(&self) != JVMTI_ERROR_NONE || self == nullptr) return std::nullopt;
+  jlong eetop = jni->GetLongField(self, eetop_);
+  jni->DeleteLocalRef(self);
+  if (eetop == 0) return std::nullopt;
+  intptr_t offset = reinterpret_cast<intptr_t>(jni) - static_cast<intptr_t>(eetop);
+  if (offset <= 0 || offset >= kMaxPlausibleOffset) return std::nullopt;
+  return offset;
+}
+
+bool EnvOffset::learn(JNIEnv* jni, jvmtiEnv* jvmti) {
+  offset_ = offset_of_current(jni, jvmti);
+  return offset_.has_value();
+}
+
+bool EnvOffset::validate(JNIEnv* jni, jvmtiEnv* jvmti) {
+  if (!offset_) return false;
+  std::optional<intptr_t> here = offset_of_current(jni, jvmti);
+  if (!here || *here != *offset_) offset_.reset();
+  return offset_.has_value();
+}
+
+JNIEnv* EnvOffset::env_of(JNIEnv* jni, jthread thread) const {
+  if (!offset_ || eetop_ == nullptr) return nullptr;
+  jlong eetop = jni->GetLongField(thread, eetop_);
+  if (eetop == 0) return nullptr;
+  return reinterpret_cast<JNIEnv*>(static_cast<intptr_t>(eetop) + *offset_);
+}
+
+void ThreadRegistry::open() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_ = true;
+}
+
+void ThreadRegistry::close(JNIEnv* jni) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  open_ = false;
+  for (auto& [key, list] : entries_) {
+    for (Entry& e : list) to_delete_.push_back(e.thread);
+  }
+  entries_.clear();
+  if (jni != nullptr) {
+    for (jobject ref : to_delete_) jni->DeleteGlobalRef(ref);
+  }
+  // Without a JNIEnv (dead phase) the references are left to the dying VM.
+  to_delete_.clear();
+}
+
+void ThreadRegistry::add(JNIEnv* jni, JNIEnv* key, jthread thread, uint64_t start, bool replace) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!open_) return;
+  std::vector<Entry>& list = entries_[key];
+  for (Entry& e : list) {
+    if (e.end != kOpen) continue;
+    if (!replace) return;
+    // E.g. a rescan registered a thread during its ThreadEnd: that thread is gone now.
+    e.end = start;
+  }
+  jobject global = jni->NewGlobalRef(thread);
+  if (global == nullptr) return;
+  list.push_back(Entry{global, start, kOpen});
+}
+
+void ThreadRegistry::end(JNIEnv* key, uint64_t end) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  for (Entry& e : it->second) {
+    if (e.end == kOpen) e.end = end;
+  }
+}
+
+jobject ThreadRegistry::find(JNIEnv* key, uint64_t ticket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
+  for (const Entry& e : it->second) {
+    if (e.start <= ticket && ticket < e.end) return e.thread;
+  }
+  return nullptr;
+}
+
+void ThreadRegistry::purge(JNIEnv* jni, uint64_t taken) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    std::vector<Entry>& list = it->second;
+    for (size_t i = 0; i < list.size();) {
+      if (list[i].end != kOpen && list[i].end <= taken) {
+        jni->DeleteGlobalRef(list[i].thread);
+        list[i] = list.back();
+        list.pop_back();
+      } else {
+        i++;
+      }
+    }
+    it = list.empty() ? entries_.erase(it) : std::next(it);
+  }
+}
+
+int ThreadRegistry::scan(JNIEnv* jni, jvmtiEnv* jvmti, const EnvOffset& offset, uint64_t start) {
+  if (!offset.valid()) return 0;
+  jint count = 0;
+  jthread* threads = nullptr;
+  if (jvmti->GetAllThreads(&count, &threads) != JVMTI_ERROR_NONE) return 0;
+  int added = 0;
+  for (jint i = 0; i < count; i++) {
+    JNIEnv* key = offset.env_of(jni, threads[i]);
+    if (key != nullptr) {
+      add(jni, key, threads[i], start, false);
+      added++;
+    }
+    jni->DeleteLocalRef(threads[i]);
+  }
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(threads));
+  return added;
+}
+
+}  // namespace jvmkit::walk

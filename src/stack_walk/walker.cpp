@@ -1,0 +1,419 @@
+#include "stack_walk/walker.hpp"
+
+#include <dlfcn.h>
+#include <sched.h>
+#include <time.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "core/jdk_version.hpp"
+#include "stack_walk/counters.hpp"
+#include "stack_walk/signal/capture.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+constexpr uint32_t kPoolSlots = 1024;
+constexpr int64_t kIdleWaitNs = 100'000'000;
+// A look-up miss rescans the live threads at most this often (misses are normal for JVM-internal
+// threads that GetAllThreads does not list, e.g. compiler threads).
+constexpr uint64_t kRescanIntervalNs = 20'000'000;
+
+uint64_t monotonic_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+JavaVM* find_vm() {
+  using GetCreatedVms = jint(JNICALL*)(JavaVM**, jsize, jsize*);
+  auto get_vms = reinterpret_cast<GetCreatedVms>(dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs"));
+  if (get_vms == nullptr) return nullptr;
+  JavaVM* vm = nullptr;
+  jsize count = 0;
+  if (get_vms(&vm, 1, &count) != JNI_OK || count < 1) return nullptr;
+  return vm;
+}
+
+uint64_t published_now() {
+  RequestPool* pool = capture_state().pool.load(std::memory_order_acquire);
+  return pool ? pool->published() : 0;
+}
+
+// JVMTI event callbacks of jvmkit's own environment: forward to the one Walker.
+void JNICALL OnVmInit(jvmtiEnv* jvmti, JNIEnv* jni, jthread) { Walker::instance().on_vm_init(jvmti, jni); }
+void JNICALL OnClassLoad(jvmtiEnv*, JNIEnv*, jthread, jclass) {
+  // Nothing to do: AsyncGetCallTrace refuses to walk unless some environment has ClassLoad enabled.
+}
+void JNICALL OnClassPrepare(jvmtiEnv* jvmti, JNIEnv* jni, jthread, jclass klass) {
+  Walker::instance().on_class_prepare(jvmti, jni, klass);
+}
+void JNICALL OnThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) { Walker::instance().on_thread_start(jni, thread); }
+void JNICALL OnThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread) { Walker::instance().on_thread_end(jni); }
+void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint, const void*, jint, const jvmtiAddrLocationMap*,
+                                  const void*) {
+  // Enabling this event also makes HotSpot record debug info at non-safepoint PCs
+  // (DebugNonSafepoints), which lets ASGCT attribute PCs inside loops and inlined code exactly.
+  Walker::instance().frame_types().compiled(method);
+}
+void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void*) {
+  Walker::instance().frame_types().unloaded(method);
+}
+
+}  // namespace
+
+Walker& Walker::instance() {
+  static Walker walker;
+  return walker;
+}
+
+jvmtiError Walker::enable(jvmtiEnv* caller_env) {
+  if (caller_env == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  std::lock_guard<std::mutex> lock(lifecycle_);
+  if (enabled_) return JVMTI_ERROR_NOT_AVAILABLE;
+  jvmtiPhase phase;
+  // Reading the phase leaves the caller's environment as it was.
+  if (caller_env->GetPhase(&phase) != JVMTI_ERROR_NONE) return JVMTI_ERROR_INVALID_ENVIRONMENT;
+  if (phase == JVMTI_PHASE_DEAD) return JVMTI_ERROR_WRONG_PHASE;
+
+  auto asgct = reinterpret_cast<AsgctFunction>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
+  JavaVM* vm = given_vm_.load();
+  if (vm == nullptr) vm = find_vm();
+  if (asgct == nullptr) return JVMTI_ERROR_NOT_AVAILABLE;
+  if (vm == nullptr) {
+    std::fprintf(stderr,
+                 "jvmkit: EnableRequestStackTrace: the JVM is still starting and reports no JavaVM; call "
+                 "JvmkitSetJavaVM(vm) first (e.g. in Agent_OnLoad)\n");
+    return JVMTI_ERROR_NOT_AVAILABLE;
+  }
+  JNIEnv* jni = nullptr;
+  if (phase == JVMTI_PHASE_LIVE && (jni = current_jni(vm)) == nullptr) return JVMTI_ERROR_UNATTACHED_THREAD;
+
+  jvmtiEnv* own = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&own), JVMTI_VERSION_1_2) != JNI_OK || own == nullptr) {
+    return JVMTI_ERROR_NOT_AVAILABLE;
+  }
+  jvmtiCapabilities potential;
+  std::memset(&potential, 0, sizeof(potential));
+  jvmtiCapabilities wanted;
+  std::memset(&wanted, 0, sizeof(wanted));
+  if (own->GetPotentialCapabilities(&potential) == JVMTI_ERROR_NONE) {
+    wanted.can_generate_compiled_method_load_events = potential.can_generate_compiled_method_load_events;
+  }
+  have_compiled_method_load_ =
+      wanted.can_generate_compiled_method_load_events && own->AddCapabilities(&wanted) == JVMTI_ERROR_NONE;
+
+  jvmtiEventCallbacks callbacks;
+  std::memset(&callbacks, 0, sizeof(callbacks));
+  callbacks.VMInit = OnVmInit;
+  callbacks.ClassLoad = OnClassLoad;
+  callbacks.ClassPrepare = OnClassPrepare;
+  callbacks.ThreadStart = OnThreadStart;
+  callbacks.ThreadEnd = OnThreadEnd;
+  callbacks.CompiledMethodLoad = OnCompiledMethodLoad;
+  callbacks.CompiledMethodUnload = OnCompiledMethodUnload;
+  jvmtiError err = own->SetEventCallbacks(&callbacks, sizeof(callbacks));
+  if (err != JVMTI_ERROR_NONE) {
+    own->DisposeEnvironment();
+    return err;
+  }
+  jvmti_ = own;
+  pool_ = std::make_unique<RequestPool>(kPoolSlots);
+  threads_.open();
+  env_offset_.reset();
+  stop_.store(false);
+  {
+    std::lock_guard<std::mutex> dl(delivery_mutex_);
+    delivery_state_ = DeliveryState::kNotStarted;
+  }
+  for (jvmtiEvent event :
+       {JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
+    own->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+  }
+  if (have_compiled_method_load_) {
+    own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, nullptr);
+    own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, nullptr);
+  }
+
+  CaptureState& state = capture_state();
+  state.vm.store(vm, std::memory_order_release);
+  state.asgct.store(asgct, std::memory_order_release);
+  state.pool.store(pool_.get(), std::memory_order_release);
+  state.open.store(true, std::memory_order_seq_cst);
+  enabled_ = true;
+
+  if (phase == JVMTI_PHASE_LIVE) {
+    jvmtiError err = live_setup(jni);
+    // Nothing stays enabled when the agent thread could not be started.
+    if (err != JVMTI_ERROR_NONE) teardown(false);
+    return err;
+  }
+  // OnLoad or start phase: classes, threads and the agent thread come at VMInit. Requests made
+  // before then are queued (and delivered once the delivery thread runs).
+  own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
+  return JVMTI_ERROR_NONE;
+}
+
+void Walker::on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni) {
+  std::lock_guard<std::mutex> lock(lifecycle_);
+  if (!enabled_ || jvmti != jvmti_) return;
+  live_setup(jni);
+}
+
+jvmtiError Walker::live_setup(JNIEnv* jni) {
+  warn_about_jdk();
+  env_offset_.learn(jni, jvmti_);
+  create_method_ids(jni);
+  // Code compiled before Enable: replay its CompiledMethodLoad events (frame types).
+  if (have_compiled_method_load_) jvmti_->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
+
+  jclass thread_class = jni->FindClass("java/lang/Thread");
+  jmethodID ctor = thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
+  jstring name = ctor ? jni->NewStringUTF("jvmkit stack walker") : nullptr;
+  jobject thread = name ? jni->NewObject(thread_class, ctor, name) : nullptr;
+  jvmtiError err = JVMTI_ERROR_INTERNAL;
+  if (thread != nullptr) {
+    err = jvmti_->RunAgentThread(thread, delivery_main, this, JVMTI_THREAD_NORM_PRIORITY);
+  } else {
+    jni->ExceptionClear();
+  }
+  if (err == JVMTI_ERROR_NONE) {
+    std::unique_lock<std::mutex> dl(delivery_mutex_);
+    delivery_cv_.wait(dl, [this] { return delivery_state_ != DeliveryState::kNotStarted; });
+  } else {
+    std::fprintf(stderr, "jvmkit: could not start the stack walker thread (JVMTI error %d)\n", err);
+  }
+  if (thread_class) jni->DeleteLocalRef(thread_class);
+  if (name) jni->DeleteLocalRef(name);
+  if (thread) jni->DeleteLocalRef(thread);
+  return err;
+}
+
+void Walker::create_method_ids(JNIEnv* jni) {
+  jint count = 0;
+  jclass* classes = nullptr;
+  if (jvmti_->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return;
+  for (jint i = 0; i < count; i++) {
+    on_class_prepare(jvmti_, jni, classes[i]);
+    jni->DeleteLocalRef(classes[i]);
+  }
+  jvmti_->Deallocate(reinterpret_cast<unsigned char*>(classes));
+}
+
+void Walker::on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jclass klass) {
+  // GetClassMethods creates the jmethodIDs of all the class's methods; ASGCT reports a frame only
+  // if its method already has one (it cannot create them in a signal handler).
+  jint count = 0;
+  jmethodID* methods = nullptr;
+  if (jvmti->GetClassMethods(klass, &count, &methods) == JVMTI_ERROR_NONE) {
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
+  }
+  // Not yet prepared (array and primitive classes, or classes still loading): ClassPrepare follows.
+}
+
+void Walker::on_thread_start(JNIEnv* jni, jthread thread) { threads_.add(jni, jni, thread, published_now(), true); }
+
+void Walker::on_thread_end(JNIEnv* jni) { threads_.end(jni, published_now()); }
+
+void Walker::warn_about_jdk() {
+  static std::atomic<bool> warned{false};
+  char* value = nullptr;
+  if (jvmti_->GetSystemProperty("java.runtime.version", &value) != JVMTI_ERROR_NONE || value == nullptr) return;
+  std::optional<JdkVersion> version = parse_jdk_version(value);
+  jvmti_->Deallocate(reinterpret_cast<unsigned char*>(value));
+  if (!version) return;
+  std::string warning = jmethodid_safety_warning(*version);
+  if (!warning.empty() && !warned.exchange(true)) std::fprintf(stderr, "jvmkit: %s\n", warning.c_str());
+}
+
+jvmtiError Walker::disable(jvmtiEnv* caller_env) {
+  if (caller_env == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  std::lock_guard<std::mutex> lock(lifecycle_);
+  if (!enabled_) return JVMTI_ERROR_NOT_AVAILABLE;
+  jvmtiPhase phase = JVMTI_PHASE_LIVE;
+  caller_env->GetPhase(&phase);
+  teardown(phase == JVMTI_PHASE_DEAD);
+  return JVMTI_ERROR_NONE;
+}
+
+void Walker::teardown(bool dead) {
+  // 1. No new requests; wait for the ones being made right now to be published.
+  CaptureState& state = capture_state();
+  state.open.store(false, std::memory_order_seq_cst);
+  while (state.inside.load(std::memory_order_seq_cst) != 0) sched_yield();
+
+  // 2. Every accepted request gets its outcome before we return. In the dead phase
+  // (Agent_OnUnload) the agent thread is gone and no callback may run: requests still queued stay
+  // pending, and the JVM is past caring about references.
+  if (!dead) {
+    std::unique_lock<std::mutex> dl(delivery_mutex_);
+    if (delivery_state_ == DeliveryState::kRunning) {
+      stop_.store(true, std::memory_order_seq_cst);
+      pool_->wake().notify();
+      delivery_cv_.wait(dl, [this] { return delivery_state_ == DeliveryState::kExited; });
+    } else {
+      dl.unlock();
+      drain_without_thread();
+    }
+  }
+
+  // 3. Release what Enable took. Disposing the environment drops its events and capabilities.
+  for (jvmtiEvent event :
+       {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
+        JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD}) {
+    jvmti_->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+  }
+  jvmti_->DisposeEnvironment();
+  jvmti_ = nullptr;
+  threads_.close(dead ? nullptr : current_jni(state.vm.load()));
+  state.pool.store(nullptr, std::memory_order_seq_cst);
+  if (dead) {
+    // The delivery thread may still wake from its futex wait; it must find its pool. The process
+    // is exiting: leaving it allocated costs nothing.
+    stop_.store(true, std::memory_order_seq_cst);
+    (void)pool_.release();
+  } else {
+    pool_.reset();
+  }
+  env_offset_.reset();
+  frame_types_.clear();
+  enabled_ = false;
+}
+
+void JNICALL Walker::delivery_main(jvmtiEnv*, JNIEnv* jni, void* arg) { static_cast<Walker*>(arg)->delivery_loop(jni); }
+
+void Walker::delivery_loop(JNIEnv* jni) {
+  // A second thread checks the JNIEnv offset learnt on the enabling thread before threads that
+  // existed before Enable are registered through it.
+  if (env_offset_.validate(jni, jvmti_)) {
+    threads_.scan(jni, jvmti_, env_offset_, 0);
+  } else {
+    std::fprintf(stderr,
+                 "jvmkit: Thread.eetop check failed; threads started before EnableRequestStackTrace "
+                 "are not identified (their traces fail with thread_ended)\n");
+  }
+  frame_buffer_.resize(kMaxFrames);
+  {
+    std::lock_guard<std::mutex> dl(delivery_mutex_);
+    delivery_state_ = DeliveryState::kRunning;
+  }
+  delivery_cv_.notify_all();
+
+  RequestPool& pool = *pool_;
+  for (;;) {
+    uint32_t token = pool.wake().prepare();
+    bool any = false;
+    uint32_t index = 0;
+    uint64_t ticket = 0;
+    while (pool.take(&index, &ticket)) {
+      deliver(jni, pool.at(index), ticket);
+      pool.release(index);
+      any = true;
+    }
+    if (any) threads_.purge(jni, pool.taken());
+    if (stop_.load(std::memory_order_seq_cst)) {
+      // Disable closed the gate and waited for callers to leave before setting stop_: nothing
+      // more can be published, so equal positions mean every request has had its outcome.
+      if (pool.published() == pool.taken()) break;
+      continue;
+    }
+    if (!any) pool.wake().wait(token, kIdleWaitNs);
+  }
+
+  {
+    std::lock_guard<std::mutex> dl(delivery_mutex_);
+    delivery_state_ = DeliveryState::kExited;
+  }
+  delivery_cv_.notify_all();
+}
+
+void Walker::drain_without_thread() {
+  // Disable before the delivery thread ever ran (Enable in Agent_OnLoad, Disable before VMInit):
+  // the queued requests fail here, on the disabling thread.
+  JNIEnv* jni = current_jni(capture_state().vm.load());
+  uint32_t index = 0;
+  uint64_t ticket = 0;
+  while (pool_->take(&index, &ticket)) {
+    Request& request = pool_->at(index);
+    request.callbacks.failure(nullptr, request.user_data);
+    if (request.target != nullptr && jni != nullptr) jni->DeleteGlobalRef(request.target);
+    counters().count_failed(JVMKIT_FAILURE_DISABLED);
+    pool_->release(index);
+  }
+}
+
+jvmtiError Walker::request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks,
+                                  void* user_data) {
+  // Not signal context: an explicit thread is checked with JNI and JVMTI.
+  if (thread == nullptr) return request_current_thread(ucontext, callbacks, user_data);
+  CaptureState& state = capture_state();
+  if (!enter_gate(state)) {
+    counters().count_rejected(JVMKIT_REJECT_NOT_ENABLED);
+    return JVMTI_ERROR_NOT_AVAILABLE;
+  }
+  JNIEnv* jni = current_jni(state.vm.load(std::memory_order_acquire));
+  if (jni == nullptr) {
+    leave_gate(state);
+    counters().count_rejected(JVMKIT_REJECT_UNATTACHED_THREAD);
+    return JVMTI_ERROR_UNATTACHED_THREAD;
+  }
+  // jvmti_ is set before the gate opens and cleared only after Disable saw the gate empty.
+  jint thread_state = 0;
+  if (jvmti_->GetThreadState(thread, &thread_state) != JVMTI_ERROR_NONE ||
+      (thread_state & JVMTI_THREAD_STATE_ALIVE) == 0) {
+    leave_gate(state);
+    counters().count_rejected(JVMKIT_REJECT_INVALID_THREAD);
+    return JVMTI_ERROR_INVALID_THREAD;
+  }
+  jthread self = nullptr;
+  bool is_self = jvmti_->GetCurrentThread(&self) == JVMTI_ERROR_NONE && jni->IsSameObject(self, thread);
+  if (self != nullptr) jni->DeleteLocalRef(self);
+  if (is_self) {
+    leave_gate(state);
+    return request_current_thread(ucontext, callbacks, user_data);
+  }
+  RequestPool* pool = state.pool.load(std::memory_order_acquire);
+  uint32_t index = 0;
+  Request* request = pool->acquire(&index);
+  if (request == nullptr) {
+    leave_gate(state);
+    counters().count_rejected(JVMKIT_REJECT_POOL_FULL);
+    return JVMTI_ERROR_OUT_OF_MEMORY;
+  }
+  request->kind = RequestKind::kOtherBiased;
+  request->callbacks = callbacks;
+  request->user_data = user_data;
+  request->jni = jni;
+  request->target = jni->NewGlobalRef(thread);
+  request->num_frames = 0;
+  request->pc = 0;
+  request->sp = 0;
+  if (request->target == nullptr) {
+    pool->abandon(index);
+    leave_gate(state);
+    counters().count_rejected(JVMKIT_REJECT_POOL_FULL);
+    return JVMTI_ERROR_OUT_OF_MEMORY;
+  }
+  counters().count_accepted();
+  pool->publish(index);
+  leave_gate(state);
+  return JVMTI_ERROR_NONE;
+}
+
+jobject Walker::resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket) {
+  jobject thread = threads_.find(key, ticket);
+  if (thread == nullptr && env_offset_.valid()) {
+    uint64_t now = monotonic_ns();
+    if (now - last_scan_ns_ >= kRescanIntervalNs) {
+      last_scan_ns_ = now;
+      threads_.scan(jni, jvmti_, env_offset_, 0);
+      thread = threads_.find(key, ticket);
+    }
+  }
+  return thread;
+}
+
+}  // namespace jvmkit::walk

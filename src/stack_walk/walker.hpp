@@ -1,0 +1,74 @@
+// The stack walker's life cycle (Enable/Disable), its own jvmtiEnv and events, and the delivery
+// thread. One process-wide instance: JVMTI callbacks carry no user pointer, and a callback that
+// races with Disable must still find a valid object (it is never destroyed, only reset).
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "stack_walk/frame_types.hpp"
+#include "stack_walk/request_pool.hpp"
+#include "stack_walk/thread_registry.hpp"
+
+namespace jvmkit::walk {
+
+class Walker {
+ public:
+  static Walker& instance();
+
+  jvmtiError enable(jvmtiEnv* caller_env);
+  jvmtiError disable(jvmtiEnv* caller_env);
+  void set_java_vm(JavaVM* vm) { given_vm_.store(vm); }
+  // RequestStackTrace for an explicit jthread (not signal context).
+  jvmtiError request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data);
+
+  // Event callbacks of jvmkit's own jvmtiEnv.
+  void on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni);
+  void on_class_prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
+  void on_thread_start(JNIEnv* jni, jthread thread);
+  void on_thread_end(JNIEnv* jni);
+  FrameTypes& frame_types() { return frame_types_; }
+
+ private:
+  enum class DeliveryState { kNotStarted, kRunning, kExited };
+
+  jvmtiError live_setup(JNIEnv* jni);
+  // Undoes Enable (lifecycle_ held). dead: the VM is in the dead phase, no callback can run.
+  void teardown(bool dead);
+  void create_method_ids(JNIEnv* jni);
+  void warn_about_jdk();
+  static void JNICALL delivery_main(jvmtiEnv* jvmti, JNIEnv* jni, void* arg);
+  void delivery_loop(JNIEnv* jni);
+  void drain_without_thread();
+  void deliver(JNIEnv* jni, Request& request, uint64_t ticket);
+  void deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket);
+  void deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref);
+  void fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason);
+  jobject resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket);
+
+  std::mutex lifecycle_;  // serialises enable/disable
+  bool enabled_ = false;
+  std::atomic<JavaVM*> given_vm_{nullptr};  // from JvmkitSetJavaVM
+  jvmtiEnv* jvmti_ = nullptr;               // jvmkit's own environment
+  bool have_compiled_method_load_ = false;
+  std::unique_ptr<RequestPool> pool_;
+  ThreadRegistry threads_;
+  EnvOffset env_offset_;
+  FrameTypes frame_types_;
+  uint64_t last_scan_ns_ = 0;
+
+  std::mutex delivery_mutex_;
+  std::condition_variable delivery_cv_;
+  DeliveryState delivery_state_ = DeliveryState::kNotStarted;
+  std::atomic<bool> stop_{false};
+  std::vector<jvmtiFrameInfo> frame_buffer_;  // delivery thread only
+};
+
+}  // namespace jvmkit::walk

@@ -1,0 +1,290 @@
+// Agent_OnLoad and the modes of the stack-walk test agent. Each mode is one JVM test:
+//   accounting  Enable in Agent_OnLoad; 10 kHz over the tracked threads; at VMDeath: Disable, then
+//               exactly-one-outcome arithmetic, user_data, order and thread identity (threads
+//               started before Enable: main; after: workers); the caller's env kept its callbacks
+//               and capabilities.
+//   unload      accounting + every jmethodID resolved inside the callbacks while classes unload.
+//   live        Enable/Disable from JNI calls (live phase), see jvmkit.test.walk.LiveMain.
+//   bias        the safepoint-bias trap: unbiased (signal) vs biased (GetStackTrace) top frames.
+//   bad_input   the table of bad calls, see bad_input.cpp.
+//   cycles      Enable/Disable 100 times under 10 kHz sampling, see natives.cpp.
+#include <dlfcn.h>
+#include <pthread.h>
+#include <time.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "agent.hpp"
+
+namespace walktest {
+
+namespace {
+
+std::string g_mode;
+std::atomic<int64_t> g_agent_thread_starts{0};
+std::atomic<int64_t> g_agent_vm_inits{0};
+jvmtiCapabilities g_caps_before;
+bool g_enabled_at_load = false;
+
+bool same_capabilities(const char* when) {
+  jvmtiCapabilities now;
+  std::memset(&now, 0, sizeof(now));
+  g_jvmti->GetCapabilities(&now);
+  if (std::memcmp(&now, &g_caps_before, sizeof(now)) != 0) {
+    violation("the caller's capabilities changed %s", when);
+    return false;
+  }
+  return true;
+}
+
+// The bias test's second sampler: a Java agent thread asking for biased traces of hot-0.
+std::atomic<bool> g_biased_running{false};
+std::atomic<bool> g_biased_done{false};
+void JNICALL biased_sampler(jvmtiEnv*, JNIEnv*, void*) {
+  int64_t seq = 0;
+  while (g_biased_running.load()) {
+    Tracked* hot = find_tracked_by_name_prefix("hot-", 0);
+    if (hot != nullptr && hot->tid.load() != 0) {
+      int index = static_cast<int>(hot - g_tracked);
+      jthread t = hot->thread;
+      RequestStackTrace(g_jvmti, &t, nullptr, checking_callbacks(), make_user_data(index, 1, ++seq));
+    }
+    struct timespec ts = {0, 5'000'000};
+    nanosleep(&ts, nullptr);
+  }
+  g_biased_done.store(true);
+}
+
+void start_biased_sampler(JNIEnv* jni) {
+  jclass tc = jni->FindClass("java/lang/Thread");
+  jmethodID ctor = jni->GetMethodID(tc, "<init>", "(Ljava/lang/String;)V");
+  jobject t = jni->NewObject(tc, ctor, jni->NewStringUTF("biased sampler"));
+  g_biased_running.store(true);
+  if (g_jvmti->RunAgentThread(t, biased_sampler, nullptr, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+    violation("could not start the biased sampler");
+  }
+}
+
+void stop_biased_sampler() {
+  if (!g_biased_running.exchange(false)) return;
+  while (!g_biased_done.load()) {
+    struct timespec ts = {0, 1'000'000};
+    nanosleep(&ts, nullptr);
+  }
+}
+
+void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  g_agent_vm_inits++;
+  track_current_thread(jni, thread);  // main
+  if (g_mode == "bad_input") {
+    if (!run_bad_input_table(jni)) violation("bad-input table failed");
+    return;
+  }
+  if (g_enabled_at_load) start_sampler(option_long("rate", 10000));
+  if (g_mode == "bias") start_biased_sampler(jni);
+}
+
+void JNICALL on_thread_start(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  g_agent_thread_starts++;
+  track_current_thread(jni, thread);
+}
+
+void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) { untrack_current_thread(); }
+
+// Set as the agent's callback but never enabled on the agent's env: jvmkit enables ClassPrepare on
+// its own env, and must not enable it on ours.
+std::atomic<int64_t> g_agent_class_prepares{0};
+void JNICALL on_class_prepare(jvmtiEnv*, JNIEnv*, jthread, jclass) { g_agent_class_prepares++; }
+
+bool check_tracked_threads(const char* prefix, long min_delivered) {
+  bool ok = true;
+  int found = 0;
+  for (int i = 0; i < std::min(g_tracked_count.load(), kMaxTracked); i++) {
+    Tracked& t = g_tracked[i];
+    if (std::strncmp(t.name, prefix, std::strlen(prefix)) != 0) continue;
+    found++;
+    std::fprintf(stderr, "  thread %-24s delivered %lld failed %lld\n", t.name, (long long)t.delivered.load(),
+                 (long long)t.failed.load());
+    if (t.delivered.load() < min_delivered) {
+      violation("thread %s: only %lld traces delivered (want >= %ld)", t.name, (long long)t.delivered.load(),
+                min_delivered);
+      ok = false;
+    }
+  }
+  if (found == 0) {
+    violation("no tracked thread named %s*", prefix);
+    ok = false;
+  }
+  return ok;
+}
+
+void final_checks() {
+  stop_sampler();
+  stop_biased_sampler();
+  if (g_enabled_at_load) {
+    jvmtiError err = DisableRequestStackTrace(g_jvmti);
+    if (err != JVMTI_ERROR_NONE) violation("DisableRequestStackTrace returned %d", err);
+    same_capabilities("by Disable");
+  }
+  jvmkitStackWalkCounters c;
+  JvmkitGetStackWalkCounters(&c);
+  if (g_mode == "bad_input") {
+    // The table checked its own rows; only its control request was accepted, with its own callbacks.
+    finish(c.pending == 0 && c.accepted == c.delivered + c.failed);
+  }
+  bool ok = check_accounting(g_mode.c_str(), true);
+  Seen s = seen();
+  SamplerTotals t = sampler_totals();
+
+  if (s.identity_mismatches != 0)
+    violation("%lld traces reported for the wrong thread", (long long)s.identity_mismatches);
+  if (s.order_errors != 0) violation("%lld traces out of request order", (long long)s.order_errors);
+  if (s.invalid_methods != 0) violation("%lld jmethodIDs did not resolve", (long long)s.invalid_methods);
+  if (g_agent_vm_inits.load() != 1)
+    violation("the agent's own VMInit callback ran %lld times", (long long)g_agent_vm_inits.load());
+  if (g_agent_thread_starts.load() < 2) violation("the agent's own ThreadStart callback stopped firing");
+  same_capabilities("at the end");
+  if (g_agent_class_prepares.load() != 0) {
+    violation("ClassPrepare fired %lld times on the caller's env, which never enabled it",
+              (long long)g_agent_class_prepares.load());
+  }
+
+  if (g_mode == "accounting" || g_mode == "unload") {
+    // Only the handler makes requests in these modes: its view must match the library's.
+    if (t.returned_ok != c.accepted)
+      violation("handler saw %lld accepted, counters say %lld", (long long)t.returned_ok, (long long)c.accepted);
+    if (t.returned_error + t.returned_not_available != c.rejected)
+      violation("handler saw %lld errors, counters say %lld rejected",
+                (long long)(t.returned_error + t.returned_not_available), (long long)c.rejected);
+    long min_traces = option_long("min_traces", 1000);
+    if (s.begins < min_traces) violation("only %lld traces delivered (want >= %ld)", (long long)s.begins, min_traces);
+    // Most samples of running Java code must produce a trace.
+    long min_pct = option_long("min_delivered_pct", 80);
+    if (c.accepted > 0 && c.delivered * 100 < c.accepted * min_pct) {
+      violation("fewer than %ld%% of accepted requests delivered", min_pct);
+    }
+    ok = check_tracked_threads(option("check_prefix", "worker-").c_str(), option_long("min_per_thread", 50)) && ok;
+    if (option("check_main", "yes") == "yes") ok = check_tracked_threads("main", 5) && ok;
+  }
+  // Frame types (docs/stack_walk.md "Frame types"): forbid_type / require_type name a type that
+  // must never / must at least once be reported (0 interpreter, 1 JIT, 2 inline, 3 native).
+  std::fprintf(stderr, "  frames by type: interpreter %lld, jit %lld, inline %lld, native %lld\n",
+               (long long)s.frames_by_type[0], (long long)s.frames_by_type[1], (long long)s.frames_by_type[2],
+               (long long)s.frames_by_type[3]);
+  long forbid = option_long("forbid_type", -1), require = option_long("require_type", -1);
+  if (forbid >= 0 && forbid < 4 && s.frames_by_type[forbid] != 0) {
+    violation("%lld frames reported with type %ld, which this run cannot have", (long long)s.frames_by_type[forbid],
+              forbid);
+  }
+  if (require >= 0 && require < 4 && s.frames_by_type[require] == 0) violation("no frame of type %ld", require);
+  // Under the signal-safety trap (LD_PRELOAD), the capture path must actually have run through it.
+  if (auto trap_captures = reinterpret_cast<long (*)()>(dlsym(RTLD_DEFAULT, "jvmkit_walk_trap_captures"))) {
+    long n = trap_captures();
+    std::fprintf(stderr, "TRAP: %ld captures ran under the malloc/lock trap without tripping it\n", n);
+    if (n < t.handled) violation("only %ld of %lld requests ran under the trap", n, (long long)t.handled);
+  }
+  if (g_mode == "unload") {
+    std::fprintf(stderr, "  frames of the unloading Payload classes: %lld\n", (long long)s.frames_of_payload);
+    if (s.frames_of_payload < 100) violation("too few Payload frames sampled (%lld)", (long long)s.frames_of_payload);
+  }
+  if (g_mode == "virtual") {
+    std::fprintf(stderr, "  frames of %s: %lld\n", option("expect_method", "").c_str(),
+                 (long long)expected_method_frames());
+    if (expected_method_frames() < 50) violation("the virtual threads' own frames were not reported");
+    ok = check_tracked_threads(option("check_prefix", "ForkJoinPool").c_str(), 1) && ok;
+  }
+  if (g_mode == "bias") {
+    double unbiased = s.top_total[0] ? 100.0 * s.top_in_hot[0] / s.top_total[0] : 0;
+    double biased = s.top_total[1] ? 100.0 * s.top_in_hot[1] / s.top_total[1] : 0;
+    std::fprintf(stderr,
+                 "BIAS: top frame in %s: jvmkit unbiased %.1f%% of %lld, GetStackTrace (biased) %.1f%% of %lld\n",
+                 option("hot", "").c_str(), unbiased, (long long)s.top_total[0], biased, (long long)s.top_total[1]);
+    if (s.top_total[0] < 300) violation("too few unbiased samples of the hot thread");
+    if (s.top_total[1] < 30) violation("too few biased samples of the hot thread");
+    if (unbiased < 90.0) violation("unbiased samples in the hot method: %.1f%% < 90%%", unbiased);
+    if (biased > 50.0)
+      violation("the biased sampler was expected to blame the wrong method, but put %.1f%% in it", biased);
+  }
+  finish(ok);
+}
+
+void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
+  if (g_mode == "onunload") {
+    stop_sampler();  // Disable comes in Agent_OnUnload, in the dead phase
+    return;
+  }
+  if (g_mode == "live" || g_mode == "cycles") {
+    stop_sampler();
+    finish(check_accounting(g_mode.c_str(), false));
+  }
+  final_checks();
+}
+
+}  // namespace
+
+int64_t agent_thread_starts() { return g_agent_thread_starts.load(); }
+const std::string& mode() { return g_mode; }
+
+}  // namespace walktest
+
+using namespace walktest;
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
+  g_vm = vm;
+  parse_options(options);
+  g_mode = option("mode", "accounting");
+  if (vm->GetEnv(reinterpret_cast<void**>(&g_jvmti), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
+  // The live-phase test enables from a JNI call, where jvmkit finds the JavaVM by itself.
+  if (g_mode != "live" && g_mode != "cycles") JvmkitSetJavaVM(vm);
+
+  // The agent's own setup on its env, which EnableRequestStackTrace must leave as it is.
+  jvmtiCapabilities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  caps.can_get_line_numbers = 1;
+  caps.can_tag_objects = 1;
+  g_jvmti->AddCapabilities(&caps);
+  jvmtiEventCallbacks cb;
+  std::memset(&cb, 0, sizeof(cb));
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  cb.ThreadStart = on_thread_start;
+  cb.ThreadEnd = on_thread_end;
+  cb.ClassPrepare = on_class_prepare;
+  g_jvmti->SetEventCallbacks(&cb, sizeof(cb));
+  for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
+    g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr);
+  }
+  std::memset(&g_caps_before, 0, sizeof(g_caps_before));
+  g_jvmti->GetCapabilities(&g_caps_before);
+
+  set_resolve_every_frame(g_mode == "unload" || g_mode == "virtual");
+  set_expected_method_name(option("expect_method", ""));
+  set_hot_method_name(option("hot", ""));
+  install_signal_handler();
+
+  if (g_mode == "accounting" || g_mode == "unload" || g_mode == "bias" || g_mode == "virtual" || g_mode == "onunload") {
+    jvmtiError err = EnableRequestStackTrace(g_jvmti);
+    if (err != JVMTI_ERROR_NONE) {
+      std::fprintf(stderr, "EnableRequestStackTrace in Agent_OnLoad returned %d\n", err);
+      return JNI_ERR;
+    }
+    g_enabled_at_load = true;
+    same_capabilities("by Enable");
+  }
+  return JNI_OK;
+}
+
+// mode=onunload: Disable in the dead phase must return (not wait for the agent thread that no
+// longer runs) and succeed.
+JNIEXPORT void JNICALL Agent_OnUnload(JavaVM*) {
+  if (g_mode != "onunload") return;
+  jvmtiError err = DisableRequestStackTrace(g_jvmti);
+  jvmkitStackWalkCounters c;
+  JvmkitGetStackWalkCounters(&c);
+  std::fprintf(stderr, "Disable in Agent_OnUnload: error %d; accepted %lld delivered %lld failed %lld pending %lld\n",
+               err, (long long)c.accepted, (long long)c.delivered, (long long)c.failed, (long long)c.pending);
+  if (err != JVMTI_ERROR_NONE || c.delivered == 0) _exit(1);
+  if (DisableRequestStackTrace(g_jvmti) != JVMTI_ERROR_NOT_AVAILABLE) _exit(1);
+}

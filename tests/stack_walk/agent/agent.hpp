@@ -1,0 +1,93 @@
+// The JVM-test agent of the stack walker: one agent, several modes (option mode=...). It samples
+// Java threads with a real-time signal, calls RequestStackTrace from the handler, checks every
+// callback against the API's promises, and at VMDeath checks the totals and exits non-zero with a
+// message on any violation.
+#pragma once
+
+#include <jni.h>
+#include <jvmti.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include <jvmkit/stack_walk.h>
+
+namespace walktest {
+
+// --- options and reporting ---
+std::string option(const char* key, const char* fallback);
+long option_long(const char* key, long fallback);
+// Records a violation (printed at once, counted; the test fails at the end).
+void violation(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+int violations();
+[[noreturn]] void finish(bool ok);
+
+extern jvmtiEnv* g_jvmti;  // the agent's own environment (the "caller's env" of the API)
+extern JavaVM* g_vm;
+
+// --- threads the sampler targets ---
+constexpr int kMaxTracked = 64;
+struct Tracked {
+  std::atomic<pid_t> tid{0};
+  char name[64] = {};
+  jobject thread = nullptr;               // global ref
+  std::atomic<int64_t> last_seq[2] = {};  // by stream: 0 signal (unbiased), 1 biased requests
+  std::atomic<int64_t> delivered{0};
+  std::atomic<int64_t> failed{0};
+};
+extern Tracked g_tracked[kMaxTracked];
+extern std::atomic<int> g_tracked_count;
+// Registers the current thread if its name starts with one of the prefixes of option "track".
+void track_current_thread(JNIEnv* jni, jthread thread);
+void untrack_current_thread();
+Tracked* find_tracked_by_name_prefix(const char* prefix, int nth);
+
+// --- user_data: which tracked thread, which stream, which sequence number ---
+inline void* make_user_data(int index, int stream, int64_t seq) {
+  return reinterpret_cast<void*>((static_cast<uint64_t>(index) << 48) | (static_cast<uint64_t>(stream) << 47) |
+                                 static_cast<uint64_t>(seq));
+}
+inline int ud_index(void* ud) { return static_cast<int>(reinterpret_cast<uint64_t>(ud) >> 48); }
+inline int ud_stream(void* ud) { return static_cast<int>((reinterpret_cast<uint64_t>(ud) >> 47) & 1); }
+inline int64_t ud_seq(void* ud) { return static_cast<int64_t>(reinterpret_cast<uint64_t>(ud) & ((1ull << 47) - 1)); }
+
+// --- the sampler (a native thread sending SIGRTMIN+3 to tracked threads) ---
+void install_signal_handler();
+void start_sampler(long rate_hz);
+void stop_sampler();
+struct SamplerTotals {
+  int64_t sent = 0;
+  int64_t handled = 0;
+  int64_t returned_ok = 0;
+  int64_t returned_error = 0;
+  int64_t returned_not_available = 0;
+};
+SamplerTotals sampler_totals();
+int64_t sampler_send_failures();
+
+// --- the callbacks and what they saw ---
+jvmtiStackTraceCallbacks checking_callbacks();
+struct Seen {
+  int64_t begins, ends, failures, frames, unbiased_begins, biased_begins;
+  int64_t identity_checked, identity_mismatches, invalid_methods, order_errors;
+  int64_t top_in_hot[2], top_total[2];  // by stream, for the bias test
+  int64_t frames_of_payload;            // frames of jvmkit.test.walk.Payload (unload test)
+  int64_t frames_by_type[4];            // by jvmtiFrameType
+};
+Seen seen();
+// Top-frame method name the bias test counts as "hot" (option hot=...).
+void set_hot_method_name(const std::string& name);
+void set_resolve_every_frame(bool on);
+// With resolve_every_frame: counts frames whose method has this name.
+void set_expected_method_name(const std::string& name);
+int64_t expected_method_frames();
+void parse_options(const char* text);
+// Runs the bad-input table (mode=bad_input); returns false on a failed row.
+bool run_bad_input_table(JNIEnv* jni);
+
+// Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.
+bool check_accounting(const char* when, bool expect_pending_zero);
+
+}  // namespace walktest

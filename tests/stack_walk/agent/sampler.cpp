@@ -1,0 +1,115 @@
+// The sampler: a native thread that sends SIGRTMIN+3 to the tracked threads in turn at a fixed
+// total rate, with rt_tgsigqueueinfo so that the signal carries the request's user_data (tracked
+// index, sequence number). The handler only calls RequestStackTrace and counts its result.
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "agent.hpp"
+
+namespace walktest {
+
+namespace {
+
+std::atomic<int64_t> g_send_failed{0};
+std::atomic<int64_t> g_sent{0}, g_handled{0}, g_ok{0}, g_error{0}, g_not_available{0};
+std::atomic<bool> g_running{false};
+pthread_t g_thread;
+long g_rate = 1000;
+int64_t g_next_seq[kMaxTracked] = {};
+
+int sample_signal() { return SIGRTMIN + 3; }
+
+void handler(int, siginfo_t* info, void* ucontext) {
+  int saved = errno;
+  g_handled.fetch_add(1, std::memory_order_relaxed);
+  void* ud = info->si_value.sival_ptr;
+  jvmtiError err = RequestStackTrace(g_jvmti, nullptr, ucontext, checking_callbacks(), ud);
+  if (err == JVMTI_ERROR_NONE) {
+    g_ok.fetch_add(1, std::memory_order_relaxed);
+  } else if (err == JVMTI_ERROR_NOT_AVAILABLE) {
+    g_not_available.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    g_error.fetch_add(1, std::memory_order_relaxed);
+  }
+  errno = saved;
+}
+
+void* sampler_main(void*) {
+  // On 2 shared cores the sampler competes with every busy Java thread; a real-time priority lets
+  // it keep the requested rate (it sleeps between signals). Without the privilege it runs as is.
+  struct sched_param param;
+  param.sched_priority = 1;
+  pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+  const int64_t interval_ns = 1'000'000'000 / g_rate;
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  int cursor = 0;
+  pid_t pid = getpid();
+  while (g_running.load()) {
+    next.tv_nsec += interval_ns;
+    while (next.tv_nsec >= 1'000'000'000) {
+      next.tv_nsec -= 1'000'000'000;
+      next.tv_sec++;
+    }
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
+    int n = std::min(g_tracked_count.load(), kMaxTracked);
+    for (int tries = 0; tries < n; tries++) {
+      int index = cursor++ % n;
+      pid_t tid = g_tracked[index].tid.load();
+      if (tid == 0) continue;
+      siginfo_t info;
+      std::memset(&info, 0, sizeof(info));
+      info.si_signo = sample_signal();
+      info.si_code = SI_QUEUE;
+      info.si_pid = pid;
+      info.si_uid = getuid();
+      info.si_value.sival_ptr = make_user_data(index, 0, ++g_next_seq[index]);
+      if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sample_signal(), &info) == 0) {
+        g_sent.fetch_add(1);
+      } else {
+        g_send_failed.fetch_add(1);
+      }
+      break;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void install_signal_handler() {
+  struct sigaction sa;
+  std::memset(&sa, 0, sizeof(sa));
+  sa.sa_sigaction = handler;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sample_signal(), &sa, nullptr);
+}
+
+void start_sampler(long rate_hz) {
+  g_rate = rate_hz > 0 ? rate_hz : 1000;
+  g_running.store(true);
+  pthread_create(&g_thread, nullptr, sampler_main, nullptr);
+}
+
+void stop_sampler() {
+  if (!g_running.exchange(false)) return;
+  pthread_join(g_thread, nullptr);
+  // Signals already queued are handled promptly by running threads; give them a moment.
+  struct timespec ts = {0, 50'000'000};
+  nanosleep(&ts, nullptr);
+}
+
+int64_t sampler_send_failures() { return g_send_failed.load(); }
+
+SamplerTotals sampler_totals() {
+  return SamplerTotals{g_sent.load(), g_handled.load(), g_ok.load(), g_error.load(), g_not_available.load()};
+}
+
+}  // namespace walktest
