@@ -15,6 +15,11 @@ function(jvmkit_add_unit_test)
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main Threads::Threads)
   gtest_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}." PROPERTIES LABELS unit
                        DISCOVERY_TIMEOUT 60)
+  # The sanitizer builds build only these (target unit_tests), not the agents and JNI libraries.
+  if(NOT TARGET unit_tests)
+    add_custom_target(unit_tests)
+  endif()
+  add_dependencies(unit_tests ${ARG_NAME})
 endfunction()
 
 find_package(Threads REQUIRED)

@@ -11,6 +11,7 @@ PACKAGES=(
   cmake g++ make pkg-config git
   libgtest-dev libgmock-dev googletest libbenchmark-dev zlib1g-dev
   openjdk-17-jdk-headless
+  chromium golang-go  # profiler tests: the HTML flame graph in headless Chromium, pprof with go tool pprof
 )
 # Packages that must be at the newest version the archive offers, not merely present.
 KEEP_CURRENT=(openjdk-17-jdk-headless)

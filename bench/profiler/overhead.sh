@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Profiler overhead (issue 6, point 7): wall time of a fixed single-threaded workload
+# (jvmkit.test.profiler.OverheadWorkload) without the profiler, with event=cpu at 10 ms and at 1 ms,
+# on each JDK. The three configurations are interleaved in a random order in every repetition, so
+# that load from elsewhere hits them alike; the ratio is taken between medians (and between minima,
+# the least disturbed runs) of the same invocation of this script.
+#
+# Usage: bench/profiler/overhead.sh [BUILD_DIR] [REPETITIONS] [ROUNDS]
+#   defaults: build/prof, 7 repetitions, 1000 rounds (~2 s per run on an idle core)
+# Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build/prof}
+reps=${2:-7}
+rounds=${3:-1000}
+case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
+agent="$build/src/profiler/libjvmkit_prof.so"
+classes="$build/classes/java_test_profiler"
+[ -f "$agent" ] && [ -d "$classes" ] || { echo "build first: cmake --build $build --target jvmkit_prof java_test_profiler"; exit 1; }
+jdks=(/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+run() {  # run JDK CONFIG -> "elapsed_ns cpu_ns"
+  local java=$1/bin/java config=$2 line
+  if [ "$config" = none ]; then
+    line=$("$java" -cp "$classes" jvmkit.test.profiler.OverheadWorkload "$rounds")
+  else
+    line=$("$java" "-agentpath:$agent=event=cpu,interval=$config,file=$out/p.collapsed" -cp "$classes" \
+      jvmkit.test.profiler.OverheadWorkload "$rounds" 2>"$out/report.txt")
+  fi
+  awk '{print $2, $4}' <<<"$line"
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+minimum() { sort -n | head -1; }
+
+echo "# jvmkit profiler overhead: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $reps repetitions x {none, cpu 10ms, cpu 1ms}, $rounds rounds per run"
+echo
+echo "| JDK | config | median wall (s) | min wall (s) | median CPU (s) | wall ratio (median) | wall ratio (min) | CPU ratio (median) |"
+echo "|---|---|---|---|---|---|---|---|"
+for jdk in "${jdks[@]}"; do
+  [ -x "$jdk/bin/java" ] || { echo "| $(basename "$jdk") | skipped: not installed |"; continue; }
+  version=$("$jdk/bin/java" -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
+  : >"$out/none" ; : >"$out/10ms" ; : >"$out/1ms"
+  for ((r = 0; r < reps; r++)); do
+    for config in $(printf '%s\n' none 10ms 1ms | shuf); do
+      run "$jdk" "$config" >>"$out/$config"
+    done
+  done
+  base_med=$(cut -d' ' -f1 "$out/none" | median)
+  base_min=$(cut -d' ' -f1 "$out/none" | minimum)
+  base_cpu=$(cut -d' ' -f2 "$out/none" | median)
+  for config in none 10ms 1ms; do
+    med=$(cut -d' ' -f1 "$out/$config" | median)
+    min=$(cut -d' ' -f1 "$out/$config" | minimum)
+    cpu=$(cut -d' ' -f2 "$out/$config" | median)
+    awk -v jdk="$version" -v c="$config" -v med="$med" -v min="$min" -v cpu="$cpu" -v bm="$base_med" \
+        -v bmin="$base_min" -v bc="$base_cpu" 'BEGIN {
+      printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", jdk, c, med / 1e9, min / 1e9, cpu / 1e9,
+             med / bm, min / bmin, cpu / bc }'
+  done
+done

@@ -1,0 +1,67 @@
+// Engine: one source of sampling signals (STYLE.md: adding an event source is adding a file).
+//
+// An engine only arranges for the sampling signal to reach the threads it samples, at the chosen
+// interval; what the signal handler does is not its business (see signal_sampler.hpp). Engines are
+// driven from JVMTI callbacks and the agent's start/stop: thread_started/thread_ended may run
+// concurrently with each other and with stop(), so engines synchronise internally. None of their
+// code runs in signal context.
+#ifndef JVMKIT_PROFILER_ENGINE_HPP
+#define JVMKIT_PROFILER_ENGINE_HPP
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "profiler/error.hpp"
+#include "profiler/event_spec.hpp"
+
+namespace jvmkit::prof {
+
+struct EngineConfig {
+  const EventSpec* event = nullptr;
+  int64_t interval = 0;  // ns for time events, a count otherwise
+  int signal = 0;        // the signal to deliver to sampled threads
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // Starts sampling THREADS (OS thread ids alive now). An Error says why the event cannot be
+  // sampled at all; then nothing is left running.
+  virtual Error start(const std::vector<pid_t>& threads) = 0;
+  // Stops every timer/event; after it returns no new signal is generated (one may still be
+  // pending, so the handler must stay installed). Idempotent.
+  virtual void stop() = 0;
+
+  // A thread appeared / is about to end (called on that thread, from JVMTI ThreadStart/ThreadEnd).
+  virtual void thread_started(pid_t /*tid*/) {}
+  virtual void thread_ended(pid_t /*tid*/) {}
+
+  // One line for the report: how the event is sampled, including any fallback taken.
+  virtual std::string description() const = 0;
+  // Threads the engine could not arm (e.g. a thread that ended between listing and arming).
+  virtual int64_t threads_missed() const { return 0; }
+
+  // Threads for which SKIP returns true are dropped from sampling by engines that signal threads
+  // themselves (wall: a thread found to run no Java code would only cost signals). Set before
+  // start(); SKIP is called from the engine's own thread and must be thread-safe.
+  void set_skip_filter(std::function<bool(pid_t)> skip) { skip_ = std::move(skip); }
+
+ protected:
+  std::function<bool(pid_t)> skip_;
+};
+
+// The engine for CONFIG.event (never null; errors surface from start()).
+std::unique_ptr<Engine> make_engine(const EngineConfig& config);
+
+// Human-readable interval for reports: "10 ms", "250 us", "1000 events".
+std::string describe_interval(const EventSpec& event, int64_t interval);
+
+}  // namespace jvmkit::prof
+
+#endif

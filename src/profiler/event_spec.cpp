@@ -1,0 +1,48 @@
+#include "profiler/event_spec.hpp"
+
+#include <linux/perf_event.h>
+
+namespace jvmkit::prof {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+// Defaults: 10 ms for CPU-time events (async-profiler's default too: ~100 samples/s per busy
+// thread is cheap and enough for a profile of a few seconds); 20 ms for wall clock, whose cost
+// grows with the number of threads, running or not. Count events get periods that give a few
+// hundred samples per second on ordinary code (hardware) or sample every event (rare ones).
+constexpr EventSpec kEvents[] = {
+    {"cpu", EngineKind::kCpu, true, 10 * kMs, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "cpu", "nanoseconds"},
+    {"wall", EngineKind::kWall, true, 20 * kMs, 0, 0, "wall", "nanoseconds"},
+    {"itimer", EngineKind::kItimer, true, 10 * kMs, 0, 0, "cpu", "nanoseconds"},
+    {"cpu-clock", EngineKind::kPerf, true, 10 * kMs, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, "cpu-clock",
+     "nanoseconds"},
+    {"task-clock", EngineKind::kPerf, true, 10 * kMs, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock",
+     "nanoseconds"},
+    {"page-faults", EngineKind::kPerf, false, 1, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults", "count"},
+    {"context-switches", EngineKind::kPerf, false, 1, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES,
+     "context-switches", "count"},
+    {"cycles", EngineKind::kPerf, false, 10'000'000, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles", "count"},
+    {"instructions", EngineKind::kPerf, false, 10'000'000, PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS,
+     "instructions", "count"},
+    {"cache-misses", EngineKind::kPerf, false, 10'000, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, "cache-misses",
+     "count"},
+    {"branch-misses", EngineKind::kPerf, false, 10'000, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
+     "branch-misses", "count"},
+};
+
+}  // namespace
+
+const EventSpec* find_event(std::string_view name) {
+  for (const EventSpec& e : kEvents) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+const char* event_names() {
+  return "cpu, wall, itimer, cpu-clock, task-clock, page-faults, context-switches, cycles, instructions, "
+         "cache-misses, branch-misses";
+}
+
+}  // namespace jvmkit::prof

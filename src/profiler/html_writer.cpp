@@ -1,0 +1,153 @@
+// html: one self-contained page (flame_graph.html, compiled in as a string): the tree is embedded
+// as JSON, the page draws it with plain DOM elements (so a headless browser's DOM dump shows every
+// drawn frame), and needs no network.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "profiler/writers.hpp"
+
+namespace jvmkit::prof {
+
+extern const char kFlameGraphTemplate[];  // flame_graph.html, generated into flame_graph_html.cpp
+
+namespace {
+
+// The tree merged by (name, type): what the page draws.
+struct MergedNode {
+  uint32_t name;
+  int type;
+  int64_t total = 0;
+  int64_t self = 0;
+  std::map<std::pair<uint32_t, int>, MergedNode> kids;
+};
+
+void json_string(std::string* out, const std::string& s) {
+  *out += '"';
+  for (size_t i = 0; i < s.size(); i++) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      *out += '\\';
+      *out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      *out += buf;
+    } else if (c == '<' || c == '>' || c == '&') {
+      char buf[8];  // never let the data end the <script> element
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      *out += buf;
+    } else {
+      *out += static_cast<char>(c);
+    }
+  }
+  *out += '"';
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// Children are drawn in name order (as flamegraph.pl does), so that two profiles of the same
+// program look alike.
+void emit(const MergedNode& n, const std::vector<std::string>& names, std::string* out) {
+  *out += '[' + std::to_string(n.name) + ',' + std::to_string(n.type) + ',' + std::to_string(n.total) + ',' +
+          std::to_string(n.self) + ",[";
+  std::vector<const MergedNode*> kids;
+  for (const auto& [key, kid] : n.kids) kids.push_back(&kid);
+  std::sort(kids.begin(), kids.end(), [&](const MergedNode* a, const MergedNode* b) {
+    return names[a->name] != names[b->name] ? names[a->name] < names[b->name] : a->type < b->type;
+  });
+  for (size_t i = 0; i < kids.size(); i++) {
+    if (i > 0) *out += ',';
+    emit(*kids[i], names, out);
+  }
+  *out += "]]";
+}
+
+void replace_all(std::string* s, const std::string& from, const std::string& to) {
+  for (size_t pos = s->find(from); pos != std::string::npos; pos = s->find(from, pos + to.size())) {
+    s->replace(pos, from.size(), to);
+  }
+}
+
+}  // namespace
+
+std::string html_text(const Profile& profile, const RunInfo& info) {
+  // Names are interned by string so that methods with equal names merge.
+  std::map<std::string, uint32_t> name_ids;
+  std::vector<std::string> names;
+  auto name_id = [&](const std::string& s) {
+    auto [it, inserted] = name_ids.try_emplace(s, static_cast<uint32_t>(names.size()));
+    if (inserted) names.push_back(s);
+    return it->second;
+  };
+  const auto& nodes = profile.nodes();
+  const auto& methods = profile.methods();
+  MergedNode root{name_id("all"), 5};
+  root.total = nodes[Profile::kRoot].total;
+  // Walk the tree, merging children with the same (name, type) into one drawn node.
+  struct Item {
+    uint32_t node;
+    MergedNode* into;
+  };
+  std::vector<Item> stack;
+  stack.push_back({Profile::kRoot, &root});
+  while (!stack.empty()) {
+    Item item = stack.back();
+    stack.pop_back();
+    for (uint32_t c : nodes[item.node].children) {
+      const Profile::Node& child = nodes[c];
+      uint32_t id = name_id(methods[child.frame.method].name);
+      int type = static_cast<int>(child.frame.type);
+      auto [it, inserted] = item.into->kids.try_emplace({id, type});
+      MergedNode& m = it->second;
+      if (inserted) {
+        m.name = id;
+        m.type = type;
+      }
+      m.total += child.total;
+      m.self += child.self;
+      stack.push_back({c, &m});
+    }
+  }
+  std::string data = "{\"names\":[";
+  for (size_t i = 0; i < names.size(); i++) {
+    if (i > 0) data += ',';
+    json_string(&data, names[i]);
+  }
+  data += "],\"root\":";
+  emit(root, names, &data);
+  data += '}';
+  std::string text = info.event + ", " + std::to_string(profile.total_samples()) + " samples";
+  std::string info_json;
+  json_string(&info_json, text);
+
+  std::string page(kFlameGraphTemplate);
+  replace_all(&page, "/*TITLE*/", html_escape(info.title));
+  replace_all(&page, "/*INFO*/", info_json);
+  size_t pos = page.find("/*DATA*/");
+  if (pos != std::string::npos) page.replace(pos, 8, data);
+  return page;
+}
+
+}  // namespace jvmkit::prof

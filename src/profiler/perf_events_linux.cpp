@@ -1,0 +1,56 @@
+#include "profiler/perf_events_linux.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace jvmkit::prof {
+
+int open_thread_perf_event(uint32_t type, uint64_t config, uint64_t period, pid_t tid, int signal, int* errno_out) {
+  perf_event_attr attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = type;
+  attr.config = config;
+  attr.sample_period = period;
+  attr.disabled = 1;
+  // Only the thread's own user+kernel time or events; no ring buffer is needed: with an owner set
+  // by F_SETOWN_EX the kernel signals every overflow (perf_event_overflow -> fasync), and the stack
+  // is taken from the signal's ucontext by the stack-walk library.
+  attr.exclude_idle = 1;
+  attr.wakeup_events = 1;
+  int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0) {
+    *errno_out = errno;
+    return -1;
+  }
+  f_owner_ex owner;
+  owner.type = F_OWNER_TID;
+  owner.pid = tid;
+  if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+      ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    *errno_out = errno;
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+const char* perf_error_hint(uint32_t type, int err) {
+  if (err == EACCES || err == EPERM) {
+    return "permission denied: run as root or lower /proc/sys/kernel/perf_event_paranoid";
+  }
+  if (type == PERF_TYPE_HARDWARE && (err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL)) {
+    return "hardware event not supported on this machine (no hardware PMU, e.g. a VM without perf counters); "
+           "software events still work: cpu, cpu-clock, task-clock, page-faults, context-switches";
+  }
+  if (err == ENOSYS) return "perf_event_open is not available in this kernel";
+  return "perf_event_open failed";
+}
+
+}  // namespace jvmkit::prof

@@ -1,0 +1,143 @@
+// pprof: profile.proto (github.com/google/pprof/blob/main/proto/profile.proto), gzip-compressed.
+// One Function per method name (+ file), one Location per (function, line), one Sample per
+// distinct stack of locations (leaf first, as pprof wants).
+#include <zlib.h>
+
+#include <map>
+#include <unordered_map>
+
+#include "profiler/proto_encoder.hpp"
+#include "profiler/writers.hpp"
+
+namespace jvmkit::prof {
+namespace {
+
+// profile.proto field numbers.
+namespace pf {
+constexpr uint32_t kSampleType = 1, kSample = 2, kLocation = 4, kFunction = 5, kStringTable = 6, kTimeNanos = 9,
+                   kDurationNanos = 10, kPeriodType = 11, kPeriod = 12, kDefaultSampleType = 14;
+}
+namespace vt {  // ValueType
+constexpr uint32_t kType = 1, kUnit = 2;
+}
+namespace sp {  // Sample
+constexpr uint32_t kLocationId = 1, kValue = 2;
+}
+namespace loc {  // Location / Line
+constexpr uint32_t kId = 1, kLine = 4;
+constexpr uint32_t kLineFunctionId = 1, kLineLine = 2;
+}  // namespace loc
+namespace fn {  // Function
+constexpr uint32_t kId = 1, kName = 2, kSystemName = 3, kFilename = 4;
+}
+
+class StringTable {
+ public:
+  StringTable() { index(""); }
+  int64_t index(const std::string& s) {
+    auto [it, inserted] = ids_.try_emplace(s, static_cast<int64_t>(strings_.size()));
+    if (inserted) strings_.push_back(s);
+    return it->second;
+  }
+  const std::vector<std::string>& strings() const { return strings_; }
+
+ private:
+  std::unordered_map<std::string, int64_t> ids_;
+  std::vector<std::string> strings_;
+};
+
+std::string gzip(const std::string& raw) {
+  z_stream zs{};
+  // windowBits 15 + 16: a gzip header and trailer rather than zlib's.
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return "";
+  std::string out(deflateBound(&zs, raw.size()) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  zs.avail_in = static_cast<uInt>(raw.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return rc == Z_STREAM_END ? out : "";
+}
+
+ProtoEncoder value_type(StringTable& strings, const std::string& type, const std::string& unit) {
+  ProtoEncoder e;
+  e.int64_field(vt::kType, strings.index(type));
+  e.int64_field(vt::kUnit, strings.index(unit));
+  return e;
+}
+
+}  // namespace
+
+std::string pprof_bytes(const Profile& profile, const RunInfo& info) {
+  StringTable strings;
+  ProtoEncoder out;
+  out.message_field(pf::kSampleType, value_type(strings, "samples", "count"));
+  out.message_field(pf::kSampleType, value_type(strings, info.value_type, info.value_unit));
+
+  const auto& methods = profile.methods();
+  const auto& nodes = profile.nodes();
+  std::map<std::pair<std::string, std::string>, uint64_t> function_ids;  // (name, file) -> id
+  std::vector<uint64_t> function_of_method(methods.size(), 0);
+  std::map<std::pair<uint64_t, int32_t>, uint64_t> location_ids;  // (function, line) -> id
+  std::vector<uint64_t> location_of_node(nodes.size(), 0);
+  ProtoEncoder functions, locations;
+
+  for (size_t m = 0; m < methods.size(); m++) {
+    auto key = std::make_pair(methods[m].name, methods[m].file);
+    auto [it, inserted] = function_ids.try_emplace(key, function_ids.size() + 1);
+    function_of_method[m] = it->second;
+    if (inserted) {
+      ProtoEncoder f;
+      f.varint_field(fn::kId, it->second);
+      f.int64_field(fn::kName, strings.index(methods[m].name));
+      f.int64_field(fn::kSystemName, strings.index(methods[m].name));
+      f.int64_field(fn::kFilename, strings.index(methods[m].file));
+      out.message_field(pf::kFunction, f);
+    }
+  }
+  for (size_t i = 1; i < nodes.size(); i++) {
+    uint64_t function = function_of_method[nodes[i].frame.method];
+    auto key = std::make_pair(function, nodes[i].frame.line);
+    auto [it, inserted] = location_ids.try_emplace(key, location_ids.size() + 1);
+    location_of_node[i] = it->second;
+    if (inserted) {
+      ProtoEncoder line;
+      line.varint_field(loc::kLineFunctionId, function);
+      line.int64_field(loc::kLineLine, nodes[i].frame.line);
+      ProtoEncoder l;
+      l.varint_field(loc::kId, it->second);
+      l.message_field(loc::kLine, line);
+      out.message_field(pf::kLocation, l);
+    }
+  }
+
+  // Samples: one per distinct location stack (nodes differing only in frame type merge here).
+  std::map<std::vector<uint64_t>, int64_t> samples;
+  std::vector<uint64_t> stack;
+  for (size_t i = 1; i < nodes.size(); i++) {
+    if (nodes[i].self == 0) continue;
+    stack.clear();
+    for (uint32_t n = static_cast<uint32_t>(i); n != Profile::kRoot; n = nodes[n].parent) {
+      stack.push_back(location_of_node[n]);
+    }
+    samples[stack] += nodes[i].self;
+  }
+  for (const auto& [ids, count] : samples) {
+    ProtoEncoder s;
+    s.packed_field(sp::kLocationId, ids);
+    s.packed_field(sp::kValue, std::vector<int64_t>{count, count * info.interval});
+    out.message_field(pf::kSample, s);
+  }
+  out.int64_field(pf::kTimeNanos, info.start_time_ns);
+  out.int64_field(pf::kDurationNanos, info.duration_ns);
+  out.message_field(pf::kPeriodType, value_type(strings, info.value_type, info.value_unit));
+  out.int64_field(pf::kPeriod, info.interval);
+  out.int64_field(pf::kDefaultSampleType, strings.index(info.value_type));
+  // The string table goes last: every index above has been handed out by now.
+  for (const std::string& s : strings.strings()) out.bytes_field(pf::kStringTable, s);
+  return gzip(out.bytes());
+}
+
+}  // namespace jvmkit::prof

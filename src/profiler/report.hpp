@@ -1,0 +1,42 @@
+// The end-of-run report on stderr: how many samples were requested, delivered, failed and dropped
+// (the profiler's own counts next to the stack-walk library's), the top methods, and where the
+// output went.
+#ifndef JVMKIT_PROFILER_REPORT_HPP
+#define JVMKIT_PROFILER_REPORT_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profiler/profile.hpp"
+
+namespace jvmkit::prof {
+
+struct SampleCounts {
+  int64_t signals = 0;    // sampling signals handled while profiling
+  int64_t requested = 0;  // RequestStackTrace calls
+  int64_t accepted = 0;   // ... that returned JVMTI_ERROR_NONE
+  int64_t not_java = 0;   // ... rejected because the thread is not a Java thread
+  int64_t dropped = 0;    // ... rejected for any other reason (pool full, ...)
+  int64_t delivered = 0;  // traces received (endStackTrace)
+  int64_t failed = 0;     // failure callbacks
+  int64_t empty = 0;      // delivered traces without a frame (not added to the profile)
+  std::vector<std::pair<std::string, int64_t>> failed_by_reason;   // from the library
+  std::vector<std::pair<std::string, int64_t>> dropped_by_reason;  // from the library
+  std::vector<std::pair<std::string, int64_t>> failed_by_thread;   // thread name -> failures, largest first
+};
+
+struct ReportInput {
+  std::string engine;  // the engine's description
+  SampleCounts counts;
+  std::vector<MethodCount> top;  // top methods by self samples
+  int64_t total_samples = 0;
+  std::string output;  // "wrote html flame graph to /x/y.html" or an error
+  double seconds = 0;
+};
+
+std::string report_text(const ReportInput& in);
+
+}  // namespace jvmkit::prof
+
+#endif

@@ -1,0 +1,35 @@
+// The sampling signal handler: the profiler's only code that runs in signal context.
+//
+// SIGNAL CONTEXT (signal_sampler.cpp): the handler may only read the pre-set globals below, bump
+// lock-free atomic counters, call gettid and RequestStackTrace (async-signal-safe for the current
+// thread, per stack_walk.h). No allocation, no locks, no JNI/JVMTI, errno preserved.
+#ifndef JVMKIT_PROFILER_SIGNAL_SAMPLER_HPP
+#define JVMKIT_PROFILER_SIGNAL_SAMPLER_HPP
+
+#include <jvmkit/stack_walk.h>
+
+#include "profiler/error.hpp"
+#include "profiler/report.hpp"
+
+namespace jvmkit::prof {
+
+// Installs the handler for SIGNAL (SA_SIGINFO | SA_RESTART), which requests a stack trace of the
+// interrupted thread from ENV with CALLBACKS and the thread's OS id as user_data. Fails when
+// another handler already owns the signal. The handler starts inactive, and stays installed for
+// the life of the process (a signal may still be pending after sampling stopped; the default
+// action of a real-time signal would kill the JVM).
+Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceCallbacks& callbacks);
+
+// Turns sampling on or off (off: the handler returns at once).
+void set_sampling_active(bool active);
+
+// True when a sample of TID was refused because TID is not a Java thread (remembered for up to
+// 512 threads). Not for signal context.
+bool is_known_non_java_thread(pid_t tid);
+
+// Adds the handler's counts (signals, requested, accepted, not_java, dropped) to *COUNTS.
+void read_signal_counts(SampleCounts* counts);
+
+}  // namespace jvmkit::prof
+
+#endif

@@ -1,0 +1,138 @@
+// Option parsing: defaults per event, every option, and the exact message of each kind of error.
+#include "profiler/options.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+namespace jvmkit::prof {
+namespace {
+
+Options parse_ok(const char* text) {
+  Options o;
+  Error e = parse_options(text, 42, &o);
+  EXPECT_FALSE(e) << e.message();
+  return o;
+}
+
+std::string parse_error(const char* text) {
+  Options o;
+  Error e = parse_options(text, 42, &o);
+  EXPECT_TRUE(e) << "expected an error for '" << text << "'";
+  return e.message();
+}
+
+TEST(Options, DefaultsAreCpuTenMillisecondsHtmlRealTimeSignal) {
+  for (const char* text : {static_cast<const char*>(nullptr), ""}) {
+    Options o = parse_ok(text);
+    EXPECT_EQ(o.event->name, "cpu");
+    EXPECT_EQ(o.interval, 10'000'000);
+    EXPECT_EQ(o.format, OutputFormat::kHtml);
+    EXPECT_EQ(o.file, "jvmkit-profile-42.html");
+    EXPECT_EQ(o.signal, SIGRTMIN + 6);
+    EXPECT_FALSE(o.threads);
+    EXPECT_FALSE(o.annotate);
+  }
+}
+
+TEST(Options, EveryOptionIsParsed) {
+  Options o = parse_ok("event=wall,interval=5ms,file=/tmp/x.pb.gz,threads,ann,signal=36");
+  EXPECT_EQ(o.event->name, "wall");
+  EXPECT_EQ(o.interval, 5'000'000);
+  EXPECT_EQ(o.file, "/tmp/x.pb.gz");
+  EXPECT_EQ(o.format, OutputFormat::kPprof);
+  EXPECT_TRUE(o.threads);
+  EXPECT_TRUE(o.annotate);
+  EXPECT_EQ(o.signal, 36);
+}
+
+TEST(Options, IntervalUnits) {
+  EXPECT_EQ(parse_ok("interval=1ms").interval, 1'000'000);
+  EXPECT_EQ(parse_ok("interval=250us").interval, 250'000);
+  EXPECT_EQ(parse_ok("interval=2s").interval, 2'000'000'000);
+  EXPECT_EQ(parse_ok("interval=100000ns").interval, 100'000);
+  EXPECT_EQ(parse_ok("interval=100000").interval, 100'000);  // bare number: ns, as async-profiler
+  EXPECT_EQ(parse_ok("event=page-faults,interval=10").interval, 10);
+}
+
+TEST(Options, DefaultIntervalPerEvent) {
+  EXPECT_EQ(parse_ok("event=wall").interval, 20'000'000);
+  EXPECT_EQ(parse_ok("event=itimer").interval, 10'000'000);
+  EXPECT_EQ(parse_ok("event=cycles").interval, 10'000'000);
+  EXPECT_EQ(parse_ok("event=page-faults").interval, 1);
+}
+
+TEST(Options, ItimerDefaultsToSigprof) { EXPECT_EQ(parse_ok("event=itimer").signal, SIGPROF); }
+
+TEST(Options, FormatFromExtensionAndExplicitFormatWins) {
+  EXPECT_EQ(parse_ok("file=a.html").format, OutputFormat::kHtml);
+  EXPECT_EQ(parse_ok("file=a.htm").format, OutputFormat::kHtml);
+  EXPECT_EQ(parse_ok("file=a.pprof").format, OutputFormat::kPprof);
+  EXPECT_EQ(parse_ok("file=a.pb").format, OutputFormat::kPprof);
+  EXPECT_EQ(parse_ok("file=a.collapsed").format, OutputFormat::kCollapsed);
+  EXPECT_EQ(parse_ok("file=a.txt").format, OutputFormat::kCollapsed);
+  EXPECT_EQ(parse_ok("file=a.html,format=collapsed").format, OutputFormat::kCollapsed);
+  Options o = parse_ok("format=pprof");
+  EXPECT_EQ(o.file, "jvmkit-profile-42.pb.gz");
+  EXPECT_EQ(parse_ok("format=collapsed").file, "jvmkit-profile-42.collapsed");
+}
+
+TEST(Options, EveryEventNameIsKnown) {
+  for (const char* name : {"cpu", "wall", "itimer", "cpu-clock", "task-clock", "page-faults", "context-switches",
+                           "cycles", "instructions", "cache-misses", "branch-misses"}) {
+    std::string text = std::string("event=") + name;
+    EXPECT_EQ(parse_ok(text.c_str()).event->name, name);
+  }
+}
+
+TEST(Options, ErrorsNameTheOptionAndTheProblem) {
+  EXPECT_EQ(parse_error("event=bogus"),
+            "event=bogus: unknown event (known: cpu, wall, itimer, cpu-clock, task-clock, page-faults, "
+            "context-switches, cycles, instructions, cache-misses, branch-misses)");
+  EXPECT_EQ(parse_error("interval=10xs"), "interval=10xs: unknown unit 'xs' (use ns, us, ms or s)");
+  EXPECT_EQ(parse_error("interval=ms"), "interval=ms: not a number (expected e.g. 10ms, 500us, 1000000)");
+  EXPECT_EQ(parse_error("interval=0"), "interval=0: too small (the minimum is 10us)");
+  EXPECT_EQ(parse_error("interval=5us"), "interval=5us: too small (the minimum is 10us)");
+  EXPECT_EQ(parse_error("interval=99999999999999999999"), "interval=99999999999999999999: number out of range");
+  EXPECT_EQ(parse_error("interval=9999999999999s"), "interval=9999999999999s: number out of range");
+  EXPECT_EQ(parse_error("event=cycles,interval=10ms"),
+            "interval=10ms: event cycles counts events: give a plain count, no unit");
+  EXPECT_EQ(parse_error("event=page-faults,interval=0"), "interval=0: must be at least 1");
+  EXPECT_EQ(parse_error("interval"), "interval: needs a value");
+  EXPECT_EQ(parse_error("file="), "file=: needs a value");
+  EXPECT_EQ(parse_error("format=svg"), "format=svg: unknown format (use collapsed, html or pprof)");
+  EXPECT_EQ(parse_error("threads=yes"), "threads=yes: takes no value");
+  EXPECT_EQ(parse_error("ann=1"), "ann=1: takes no value");
+  EXPECT_EQ(parse_error("signal=abc"), "signal=abc: not a signal number");
+  EXPECT_EQ(parse_error("signal=11"),
+            "signal=11: signal not usable for sampling: the JVM uses it or it cannot be "
+            "caught (use 27 (SIGPROF), or a real-time signal " +
+                std::to_string(SIGRTMIN) + ".." + std::to_string(SIGRTMAX) + ")");
+  EXPECT_EQ(parse_error("colour=red"),
+            "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal)");
+  EXPECT_EQ(parse_error("threads,,ann"), "empty option in 'threads,,ann' (two commas, or a trailing comma)");
+  EXPECT_EQ(parse_error("threads,"), "empty option in 'threads,' (two commas, or a trailing comma)");
+}
+
+TEST(Options, SignalsThatMayBeUsed) {
+  EXPECT_EQ(parse_ok("signal=27").signal, SIGPROF);
+  EXPECT_EQ(parse_ok("signal=10").signal, SIGUSR1);
+  std::string rtmax = "signal=" + std::to_string(SIGRTMAX);
+  EXPECT_EQ(parse_ok(rtmax.c_str()).signal, SIGRTMAX);
+  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGQUIT, SIGUSR2, SIGKILL, SIGSTOP, SIGTRAP, SIGPIPE, 0}) {
+    std::string text = "signal=" + std::to_string(sig);
+    Options o;
+    EXPECT_TRUE(parse_options(text.c_str(), 1, &o)) << text;
+  }
+}
+
+TEST(Options, ParseDuration) {
+  int64_t ns = 0;
+  EXPECT_FALSE(parse_duration("3ms", &ns));
+  EXPECT_EQ(ns, 3'000'000);
+  EXPECT_TRUE(parse_duration("-3ms", &ns));
+  EXPECT_TRUE(parse_duration("3 ms", &ns));
+  EXPECT_TRUE(parse_duration("", &ns));
+}
+
+}  // namespace
+}  // namespace jvmkit::prof

@@ -1,0 +1,37 @@
+#include "profiler/report.hpp"
+
+#include <gtest/gtest.h>
+
+namespace jvmkit::prof {
+namespace {
+
+TEST(Report, NamesEveryCountTheTopMethodsAndTheOutput) {
+  ReportInput in;
+  in.engine = "cpu: test engine";
+  in.seconds = 2.5;
+  in.counts.requested = 1000;
+  in.counts.delivered = 990;
+  in.counts.failed = 7;
+  in.counts.dropped = 3;
+  in.counts.signals = 1010;
+  in.counts.not_java = 10;
+  in.counts.failed_by_reason = {{"not_walkable", 5}, {"gc_active", 2}, {"other", 0}};
+  in.counts.dropped_by_reason = {{"pool_full", 3}};
+  in.counts.failed_by_thread = {{"'C2 CompilerThre' (tid 12)", 6}, {"other threads", 1}};
+  in.top = {{"app.Hot.run", 700}, {"app.Cold.run", 290}};
+  in.total_samples = 990;
+  in.output = "wrote html output (990 samples) to /tmp/x.html";
+  std::string text = report_text(in);
+  EXPECT_NE(text.find("cpu: test engine"), std::string::npos);
+  EXPECT_NE(text.find("samples requested 1000, delivered 990, failed 7, dropped 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("on non-Java threads 10"), std::string::npos);
+  EXPECT_NE(text.find("failed by reason: not_walkable 5, gc_active 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("dropped by reason: pool_full 3"), std::string::npos);
+  EXPECT_NE(text.find("failed by thread: 'C2 CompilerThre' (tid 12) 6, other threads 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("     700  70.71%  app.Hot.run"), std::string::npos) << text;
+  EXPECT_NE(text.find("app.Cold.run"), std::string::npos);
+  EXPECT_NE(text.find("to /tmp/x.html"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace jvmkit::prof
