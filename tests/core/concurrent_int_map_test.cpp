@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <memory>
 #include <thread>
@@ -135,7 +136,10 @@ void readers_see_only_live_or_retired_entries() {
   }
   std::vector<Node*> live(512, nullptr);
   unsigned k = 99;
-  for (int i = 0; i < 60000; ++i) {
+  // At least 60,000 writes, and on until the readers (which a loaded machine may schedule late)
+  // have found entries many times, so that the test always exercises the race it is about.
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (int i = 0; i < 60000 || (found.load() < 1000 && std::chrono::steady_clock::now() < give_up); ++i) {
     k = k * 1664525u + 1013904223u;
     int32_t key = static_cast<int32_t>(k % 512);
     if (live[key] == nullptr) {
