@@ -3,8 +3,10 @@
 // gate, slot, AsyncGetCallTrace, publish, wake-up). At VMDeath it prints the capture-time
 // percentiles, the mean stack depth, and the CPU time of jvmkit's delivery thread per delivered
 // trace (with trivial callbacks).
-// Options: rate=<Hz total> (default 2000).
+// Options: rate=<Hz total> (default 2000); compare (also time bare AsyncGetCallTrace on the same
+// signal, i.e. the same stack, alternating which of the two runs first).
 #include <dirent.h>
+#include <dlfcn.h>
 #include <jni.h>
 #include <jvmti.h>
 #include <pthread.h>
@@ -39,6 +41,25 @@ constexpr int kBuckets = 10001;
 std::atomic<int64_t> g_hist[kBuckets];
 std::atomic<int64_t> g_cpu_hist[kBuckets];
 std::atomic<int64_t> g_frames{0};
+// compare: bare AsyncGetCallTrace into a per-thread buffer, timed like the capture.
+bool g_compare = false;
+JavaVM* g_vm = nullptr;
+struct AsgctFrame {
+  jint lineno;
+  jmethodID method_id;
+};
+struct AsgctTrace {
+  JNIEnv* env;
+  jint num_frames;
+  AsgctFrame* frames;
+};
+using Asgct = void (*)(AsgctTrace*, jint, void*);
+Asgct g_asgct = nullptr;
+AsgctFrame g_bare_frames[kMaxThreads][1024];
+std::atomic<int64_t> g_bare_hist[kBuckets];
+std::atomic<int64_t> g_bare_cpu_hist[kBuckets];
+std::atomic<int64_t> g_bare_frames_total{0}, g_bare_ok{0};
+std::atomic<int64_t> g_order{0};
 
 int64_t now_ns(clockid_t clock = CLOCK_MONOTONIC) {
   timespec ts;
@@ -54,16 +75,53 @@ jint JNICALL on_frame(jvmtiFrameType, jmethodID, jlocation, void*) {
 }
 void JNICALL on_failure(jthread, void*) {}
 
-void handler(int, siginfo_t*, void* uc) {
-  int saved = errno;
+void record(std::atomic<int64_t>* hist, std::atomic<int64_t>* cpu_hist, int64_t wall_ns, int64_t cpu_ns) {
+  hist[std::min<int64_t>(wall_ns / 100, kBuckets - 1)].fetch_add(1, std::memory_order_relaxed);
+  cpu_hist[std::min<int64_t>(cpu_ns / 100, kBuckets - 1)].fetch_add(1, std::memory_order_relaxed);
+}
+
+void timed_capture(void* uc) {
   jvmtiStackTraceCallbacks cb = {on_begin, on_end, on_frame, on_failure};
   int64_t cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID);
   int64_t start = now_ns();
   RequestStackTrace(g_jvmti, nullptr, uc, cb, nullptr);
-  int64_t bucket = (now_ns() - start) / 100;
-  int64_t cpu_bucket = (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start) / 100;
-  g_hist[std::min<int64_t>(bucket, kBuckets - 1)].fetch_add(1, std::memory_order_relaxed);
-  g_cpu_hist[std::min<int64_t>(cpu_bucket, kBuckets - 1)].fetch_add(1, std::memory_order_relaxed);
+  int64_t wall = now_ns() - start;
+  record(g_hist, g_cpu_hist, wall, now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start);
+}
+
+void timed_bare(void* uc, int slot) {
+  JNIEnv* jni = nullptr;
+  g_vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6);
+  AsgctTrace trace{jni, 0, g_bare_frames[slot]};
+  int64_t cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID);
+  int64_t start = now_ns();
+  g_asgct(&trace, 1024, uc);
+  int64_t wall = now_ns() - start;
+  record(g_bare_hist, g_bare_cpu_hist, wall, now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start);
+  if (trace.num_frames > 0) {
+    g_bare_ok.fetch_add(1, std::memory_order_relaxed);
+    g_bare_frames_total.fetch_add(trace.num_frames, std::memory_order_relaxed);
+  }
+}
+
+void handler(int, siginfo_t*, void* uc) {
+  int saved = errno;
+  int slot = -1;
+  if (g_compare && g_asgct != nullptr) {
+    pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+    for (int i = 0; i < kMaxThreads; i++) {
+      if (g_tids[i].load(std::memory_order_relaxed) == self) slot = i;
+    }
+  }
+  if (slot < 0) {
+    timed_capture(uc);
+  } else if (g_order.fetch_add(1, std::memory_order_relaxed) & 1) {
+    timed_capture(uc);
+    timed_bare(uc, slot);
+  } else {
+    timed_bare(uc, slot);
+    timed_capture(uc);
+  }
   errno = saved;
 }
 
@@ -167,13 +225,32 @@ void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
       percentile_us(g_cpu_hist, 0.999, total), (long long)c.accepted, (long long)c.delivered, (long long)c.failed,
       (long long)c.rejected, c.delivered ? double(g_frames.load()) / c.delivered : 0.0, cpu_ms,
       c.delivered ? 1000.0 * cpu_ms / c.delivered : 0.0);
+  if (g_compare) {
+    int64_t bare_total = 0;
+    for (auto& b : g_bare_hist) bare_total += b.load();
+    std::printf(
+        "bare AsyncGetCallTrace, same signals: n=%lld ok=%lld mean depth %.1f\n"
+        "  wall p50=%.1f us p99=%.1f us; thread CPU p50=%.1f us p99=%.1f us\n"
+        "ratio capture/bare (thread CPU): p50 %.2f, p99 %.2f\n",
+        (long long)bare_total, (long long)g_bare_ok.load(),
+        g_bare_ok.load() ? double(g_bare_frames_total.load()) / g_bare_ok.load() : 0.0,
+        percentile_us(g_bare_hist, 0.5, bare_total), percentile_us(g_bare_hist, 0.99, bare_total),
+        percentile_us(g_bare_cpu_hist, 0.5, bare_total), percentile_us(g_bare_cpu_hist, 0.99, bare_total),
+        percentile_us(g_cpu_hist, 0.5, total) / percentile_us(g_bare_cpu_hist, 0.5, bare_total),
+        percentile_us(g_cpu_hist, 0.99, total) / percentile_us(g_bare_cpu_hist, 0.99, bare_total));
+  }
   std::fflush(stdout);
 }
 
 }  // namespace
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
-  if (options && std::strncmp(options, "rate=", 5) == 0) g_rate = std::max(1L, std::strtol(options + 5, nullptr, 10));
+  std::string opts = options ? options : "";
+  size_t rate_at = opts.find("rate=");
+  if (rate_at != std::string::npos) g_rate = std::max(1L, std::strtol(opts.c_str() + rate_at + 5, nullptr, 10));
+  g_compare = opts.find("compare") != std::string::npos;
+  g_vm = vm;
+  g_asgct = reinterpret_cast<Asgct>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
   if (vm->GetEnv(reinterpret_cast<void**>(&g_jvmti), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
   jvmtiEventCallbacks cb;
   std::memset(&cb, 0, sizeof(cb));

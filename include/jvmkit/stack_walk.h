@@ -124,8 +124,10 @@ JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, 
  * JavaVM for its own capabilities and events, so the caller's callbacks and events are untouched.
  * The JavaVM is found with JNI_GetCreatedJavaVMs, which HotSpot answers only once JNI_CreateJavaVM
  * has returned: before that (Agent_OnLoad, VMStart/VMInit callbacks) call JvmkitSetJavaVM first.
- * Must be called on a Java thread in the live phase (it starts an agent thread and registers the
- * threads and classes that already exist).
+ * Called in the OnLoad phase (after JvmkitSetJavaVM), it sets up jvmkit's environment at once and
+ * does the rest (registering existing threads and classes, starting the agent thread) at VMInit,
+ * on its own environment; requests are accepted from then on. Called in the live phase, it must
+ * run on a thread attached to the JVM, and requests are accepted when it returns.
  * Returns JVMTI_ERROR_NONE; JVMTI_ERROR_NULL_POINTER for a NULL env; JVMTI_ERROR_NOT_AVAILABLE when
  * the JVM lacks what is needed (AsyncGetCallTrace is not exported, or no JavaVM is known yet, see
  * JvmkitSetJavaVM) or it is already enabled; JVMTI_ERROR_WRONG_PHASE when called in the dead phase;
@@ -206,6 +208,62 @@ JVMKIT_WALK_EXPORT jvmtiError JvmkitGetStackWalkCounters(jvmkitStackWalkCounters
  * reports; "unknown" for a value out of range. The strings are static. */
 JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason);
 JVMKIT_WALK_EXPORT const char* JvmkitRejectReasonName(jvmkitRejectReason reason);
+
+/* ------------------------------------------------------------------------------------------------
+ * Extension: recovery of samples AsyncGetCallTrace cannot place. When the interrupted PC is in a
+ * stub (intrinsics such as Math.log, arraycopy, vtable/itable dispatch, runtime stubs) or in a
+ * compiled method's prologue/epilogue, AsyncGetCallTrace fails (unknown_Java). jvmkit then looks
+ * the PC up in its map of the code cache and retries from the caller (its return address and
+ * stack pointer), after checking that the recovered PC is in known Java code right after a call
+ * instruction. A recovered trace is still unbiased: it starts at the Java frame that was executing
+ * (for a stub: the Java method at the exact call site of the stub; for a prologue/epilogue: the
+ * compiled method itself, reported first with location -1, then its caller at the call site).
+ * See docs/stack_walk.md "Recovery".
+ * ---------------------------------------------------------------------------------------------- */
+
+/* Where the return address of a recovered sample was found. */
+typedef enum {
+  JVMKIT_RECOVERY_STUB_ENTRY = 0,       /* PC in a stub, frame not set up (or torn down): at [sp] */
+  JVMKIT_RECOVERY_STUB_PUSHED = 1,      /* PC in a stub right after "push rbp": at [sp + 8] */
+  JVMKIT_RECOVERY_STUB_FRAME = 2,       /* PC in a stub with an rbp frame: at [rbp + 8] */
+  JVMKIT_RECOVERY_VTABLE_STUB = 3,      /* PC in a vtable or itable stub (frameless): at [sp] */
+  JVMKIT_RECOVERY_NMETHOD_ENTRY = 4,    /* PC in a compiled method's prologue/epilogue: at [sp] */
+  JVMKIT_RECOVERY_NMETHOD_PUSHED = 5,   /* ... after "push rbp" in the prologue: at [sp + 8] */
+  JVMKIT_RECOVERY_NATIVE_LEAF = 6,      /* PC in a leaf runtime call (e.g. a GC barrier) made from a
+                                           stub or compiled code: rbp chain up to Java code */
+  JVMKIT_RECOVERY_NMETHOD_PROLOGUE = 7, /* ... after the prologue's "sub rsp, N", before rbp is
+                                           saved: at [sp + N] (C2) or [sp + N + 8] (C1) */
+  JVMKIT_RECOVERY_SIGNAL_FRAME = 8,     /* PC in another signal handler (e.g. JFR's sampler holding
+                                           the thread suspended): the Java context it interrupted,
+                                           read from its signal frame */
+  JVMKIT_RECOVERY_KIND_COUNT = 9
+} jvmkitRecoveryKind;
+
+/* Why a sample that AsyncGetCallTrace could not place was not recovered either. */
+typedef enum {
+  JVMKIT_UNRECOVERED_UNKNOWN_PC = 0,   /* the PC is in no code jvmkit knows of, and its rbp chain
+                                          leads to none either */
+  JVMKIT_UNRECOVERED_INTERPRETER = 1,  /* the PC is in the interpreter (not recovered) */
+  JVMKIT_UNRECOVERED_NO_CALLER = 2,    /* no candidate return address passed validation */
+  JVMKIT_UNRECOVERED_RETRY_FAILED = 3, /* AsyncGetCallTrace failed from the validated caller too */
+  JVMKIT_UNRECOVERED_REASON_COUNT = 4
+} jvmkitUnrecoveredReason;
+
+typedef struct {
+  jlong attempted; /* captures where AsyncGetCallTrace failed with a recoverable code (-4, -5, -6) */
+  jlong recovered_by_kind[JVMKIT_RECOVERY_KIND_COUNT];
+  jlong unrecovered_by_reason[JVMKIT_UNRECOVERED_REASON_COUNT];
+  /* attempted == sum(recovered_by_kind) + sum(unrecovered_by_reason) once no capture is running */
+} jvmkitRecoveryCounters;
+
+/* Copies the recovery totals since the library was loaded into *counters. Returns
+ * JVMTI_ERROR_NULL_POINTER for a NULL counters, else JVMTI_ERROR_NONE. Any thread, not from a
+ * signal handler. */
+JVMKIT_WALK_EXPORT jvmtiError JvmkitGetRecoveryCounters(jvmkitRecoveryCounters* counters);
+
+/* Short names for reports ("stub_entry", "retry_failed"); "unknown" when out of range. */
+JVMKIT_WALK_EXPORT const char* JvmkitRecoveryKindName(jvmkitRecoveryKind kind);
+JVMKIT_WALK_EXPORT const char* JvmkitUnrecoveredReasonName(jvmkitUnrecoveredReason reason);
 
 #ifdef __cplusplus
 }

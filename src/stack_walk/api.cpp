@@ -4,6 +4,7 @@
 
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
+#include "stack_walk/signal/recovery.hpp"
 #include "stack_walk/walker.hpp"
 
 using jvmkit::walk::counters;
@@ -78,6 +79,52 @@ JVMKIT_WALK_EXPORT const char* JvmkitRejectReasonName(jvmkitRejectReason reason)
       return "unattached_thread";
     case JVMKIT_REJECT_POOL_FULL:
       return "pool_full";
+    default:
+      return "unknown";
+  }
+}
+
+JVMKIT_WALK_EXPORT jvmtiError JvmkitGetRecoveryCounters(jvmkitRecoveryCounters* out) {
+  if (out == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  jvmkit::walk::recovery_counters().snapshot(out);
+  return JVMTI_ERROR_NONE;
+}
+
+JVMKIT_WALK_EXPORT const char* JvmkitRecoveryKindName(jvmkitRecoveryKind kind) {
+  switch (kind) {
+    case JVMKIT_RECOVERY_STUB_ENTRY:
+      return "stub_entry";
+    case JVMKIT_RECOVERY_STUB_PUSHED:
+      return "stub_pushed";
+    case JVMKIT_RECOVERY_STUB_FRAME:
+      return "stub_frame";
+    case JVMKIT_RECOVERY_VTABLE_STUB:
+      return "vtable_stub";
+    case JVMKIT_RECOVERY_NMETHOD_ENTRY:
+      return "nmethod_entry";
+    case JVMKIT_RECOVERY_NMETHOD_PUSHED:
+      return "nmethod_pushed";
+    case JVMKIT_RECOVERY_NATIVE_LEAF:
+      return "native_leaf";
+    case JVMKIT_RECOVERY_NMETHOD_PROLOGUE:
+      return "nmethod_prologue";
+    case JVMKIT_RECOVERY_SIGNAL_FRAME:
+      return "signal_frame";
+    default:
+      return "unknown";
+  }
+}
+
+JVMKIT_WALK_EXPORT const char* JvmkitUnrecoveredReasonName(jvmkitUnrecoveredReason reason) {
+  switch (reason) {
+    case JVMKIT_UNRECOVERED_UNKNOWN_PC:
+      return "unknown_pc";
+    case JVMKIT_UNRECOVERED_INTERPRETER:
+      return "interpreter";
+    case JVMKIT_UNRECOVERED_NO_CALLER:
+      return "no_caller";
+    case JVMKIT_UNRECOVERED_RETRY_FAILED:
+      return "retry_failed";
     default:
       return "unknown";
   }

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "stack_walk/counters.hpp"
+#include "stack_walk/frame_typing.hpp"
 #include "stack_walk/walker.hpp"
 
 namespace jvmkit::walk {
@@ -89,13 +90,19 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
     fail(jni, request, thread_ref, reason);
     return;
   }
+  // Exact types from the physical frames the capture walked; the fallback for the rest.
+  int* types = type_buffer_.data();
+  const int exact = type_from_physical(request.frames, count, request.physical, request.physical_count, types);
+  typed_exact_ += exact;
+  typed_fallback_ += count - exact;
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
   cb.beginStackTrace(thread, JNI_FALSE, request.user_data);
   for (jint i = 0; i < count; i++) {
     const AsgctFrame& frame = request.frames[i];
     bool native_marker = frame.lineno == kAsgctNativeBci;
-    jvmtiFrameType type = frame_types_.type_of(jvmti_, frame.method_id, native_marker);
+    jvmtiFrameType type = types[i] != kTypeUnknown ? static_cast<jvmtiFrameType>(types[i])
+                                                   : frame_types_.type_of(jvmti_, frame.method_id, native_marker);
     jlocation location = frame.lineno < 0 ? -1 : static_cast<jlocation>(frame.lineno);
     if (cb.stackFrame(type, frame.method_id, location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
   }

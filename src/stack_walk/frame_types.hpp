@@ -1,11 +1,10 @@
-// Frame types for reported frames, from what JVMTI tells us about compiled code.
+// The FALLBACK frame type, for frames the capture's physical walk did not reach (exact types come
+// from frame_typing.hpp; see docs/stack_walk.md "Frame types").
 //
-// This issue's approximation (a later issue makes types exact from code ranges and inline
-// records): a frame of a method declared native is JVMTI_FRAME_NATIVE; a frame of a method that has
-// live JIT-compiled code (CompiledMethodLoad seen, CompiledMethodUnload not yet) is
-// JVMTI_FRAME_JIT; any other frame is JVMTI_FRAME_INTERPRETER. Known errors: a compiled method may
-// still run interpreted (OSR entry, deoptimisation), and inlined frames are reported as JIT, never
-// as JVMTI_FRAME_INLINE.
+// A frame of a method declared native is JVMTI_FRAME_NATIVE; a frame of a method that has live
+// JIT-compiled code (CompiledMethodLoad seen, CompiledMethodUnload not yet) is JVMTI_FRAME_JIT; any
+// other frame is JVMTI_FRAME_INTERPRETER. Known errors: a compiled method may still run
+// interpreted (OSR entry, deoptimisation), and inlined frames are reported as JIT.
 #pragma once
 
 #include <jni.h>

@@ -20,6 +20,7 @@
 #include "core/index_stack.hpp"
 #include "core/wake_event.hpp"
 #include "stack_walk/asgct.hpp"
+#include "stack_walk/signal/recovery.hpp"
 
 namespace jvmkit::walk {
 
@@ -40,6 +41,9 @@ struct Request {
   jint num_frames;  // kCaptured: ASGCT's result (<= 0 is a failure code)
   uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext
   uintptr_t sp;
+  bool recovered;      // kCaptured: the frames come from a retry from the caller (recovery.cpp)
+  int physical_count;  // kCaptured: physical frames found from the top (frame types)
+  PhysicalFrame physical[kMaxPhysicalFrames];
   AsgctFrame frames[kMaxFrames];
 };
 

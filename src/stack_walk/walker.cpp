@@ -5,12 +5,14 @@
 #include <time.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "core/jdk_version.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
+#include "stack_walk/signal/recovery.hpp"
 
 namespace jvmkit::walk {
 
@@ -18,6 +20,8 @@ namespace {
 
 constexpr uint32_t kPoolSlots = 1024;
 constexpr int64_t kIdleWaitNs = 100'000'000;
+constexpr long kNapNs = 1'000'000;
+constexpr int kQuietNaps = 50;
 // A look-up miss rescans the live threads at most this often (misses are normal for JVM-internal
 // threads that GetAllThreads does not list, e.g. compiler threads).
 constexpr uint64_t kRescanIntervalNs = 20'000'000;
@@ -53,14 +57,24 @@ void JNICALL OnClassPrepare(jvmtiEnv* jvmti, JNIEnv* jni, jthread, jclass klass)
 }
 void JNICALL OnThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) { Walker::instance().on_thread_start(jni, thread); }
 void JNICALL OnThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread) { Walker::instance().on_thread_end(jni); }
-void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint, const void*, jint, const jvmtiAddrLocationMap*,
-                                  const void*) {
+void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr, jint,
+                                  const jvmtiAddrLocationMap*, const void*) {
   // Enabling this event also makes HotSpot record debug info at non-safepoint PCs
   // (DebugNonSafepoints), which lets ASGCT attribute PCs inside loops and inlined code exactly.
-  Walker::instance().frame_types().compiled(method);
+  Walker& w = Walker::instance();
+  w.frame_types().compiled(method);
+  static std::atomic<uint32_t> next_id{1};
+  w.code_map().add_nmethod(method, reinterpret_cast<uintptr_t>(code_addr), static_cast<size_t>(code_size),
+                           next_id.fetch_add(1, std::memory_order_relaxed));
 }
-void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void*) {
-  Walker::instance().frame_types().unloaded(method);
+void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
+  Walker& w = Walker::instance();
+  w.frame_types().unloaded(method);
+  w.code_map().remove_nmethod(reinterpret_cast<uintptr_t>(code_addr));
+}
+void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
+  // The interpreter, named stubs (StubRoutines::dlog, vtable/itable stubs...) and other blobs.
+  Walker::instance().code_map().add_blob(name, reinterpret_cast<uintptr_t>(address), static_cast<size_t>(length));
 }
 
 }  // namespace
@@ -115,6 +129,7 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
   callbacks.ThreadEnd = OnThreadEnd;
   callbacks.CompiledMethodLoad = OnCompiledMethodLoad;
   callbacks.CompiledMethodUnload = OnCompiledMethodUnload;
+  callbacks.DynamicCodeGenerated = OnDynamicCodeGenerated;
   jvmtiError err = own->SetEventCallbacks(&callbacks, sizeof(callbacks));
   if (err != JVMTI_ERROR_NONE) {
     own->DisposeEnvironment();
@@ -124,6 +139,7 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
   pool_ = std::make_unique<RequestPool>(kPoolSlots);
   threads_.open();
   env_offset_.reset();
+  code_map_.clear();
   stop_.store(false);
   {
     std::lock_guard<std::mutex> dl(delivery_mutex_);
@@ -133,15 +149,18 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
        {JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
     own->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
   }
+  own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, nullptr);
   if (have_compiled_method_load_) {
     own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, nullptr);
     own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, nullptr);
   }
 
+  learn_native_text();
   CaptureState& state = capture_state();
   state.vm.store(vm, std::memory_order_release);
   state.asgct.store(asgct, std::memory_order_release);
   state.pool.store(pool_.get(), std::memory_order_release);
+  state.code_map.store(&code_map_, std::memory_order_release);
   state.open.store(true, std::memory_order_seq_cst);
   enabled_ = true;
 
@@ -167,7 +186,10 @@ jvmtiError Walker::live_setup(JNIEnv* jni) {
   warn_about_jdk();
   env_offset_.learn(jni, jvmti_);
   create_method_ids(jni);
-  // Code compiled before Enable: replay its CompiledMethodLoad events (frame types).
+  // Code generated before Enable: replay its events (stubs and the interpreter for recovery,
+  // compiled methods for recovery and frame types). Duplicates of events already seen replace
+  // the same entries.
+  jvmti_->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
   if (have_compiled_method_load_) jvmti_->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
 
   jclass thread_class = jni->FindClass("java/lang/Thread");
@@ -260,10 +282,19 @@ void Walker::teardown(bool dead) {
     }
   }
 
+  if (std::getenv("JVMKIT_WALK_DEBUG") != nullptr) {
+    std::fprintf(stderr, "jvmkit: ASGCT first answers by code:");
+    const RecoveryCounters& rc = recovery_counters();
+    for (int i = 0; i < 12; i++) std::fprintf(stderr, " %d:%lld", -i, static_cast<long long>(rc.first_codes[i].load()));
+    std::fprintf(stderr,
+                 "; code map: %zu blobs, %zu nmethods, interpreter %s; frames typed exactly %lld, by fallback %lld\n",
+                 code_map_.blobs(), code_map_.nmethods(), code_map_.has_interpreter() ? "yes" : "no",
+                 static_cast<long long>(typed_exact_), static_cast<long long>(typed_fallback_));
+  }
   // 3. Release what Enable took. Disposing the environment drops its events and capabilities.
-  for (jvmtiEvent event :
-       {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START,
-        JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD}) {
+  for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE,
+                           JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
+                           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
     jvmti_->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
   }
   jvmti_->DisposeEnvironment();
@@ -280,6 +311,9 @@ void Walker::teardown(bool dead) {
   }
   env_offset_.reset();
   frame_types_.clear();
+  // The gate is closed and empty: no capture reads the code map any more.
+  state.code_map.store(nullptr, std::memory_order_seq_cst);
+  code_map_.clear();
   enabled_ = false;
 }
 
@@ -296,6 +330,7 @@ void Walker::delivery_loop(JNIEnv* jni) {
                  "are not identified (their traces fail with thread_ended)\n");
   }
   frame_buffer_.resize(kMaxFrames);
+  type_buffer_.resize(kMaxFrames);
   {
     std::lock_guard<std::mutex> dl(delivery_mutex_);
     delivery_state_ = DeliveryState::kRunning;
@@ -303,6 +338,10 @@ void Walker::delivery_loop(JNIEnv* jni) {
   delivery_cv_.notify_all();
 
   RequestPool& pool = *pool_;
+  // While requests keep coming, the thread naps instead of waiting on the wake event: a capture
+  // then finds no waiter and makes no futex syscall (most of the capture's cost beyond ASGCT at
+  // kHz rates). Latency stays below one nap; after kQuietNaps empty naps it waits for real.
+  int quiet_naps = kQuietNaps;
   for (;;) {
     uint32_t token = pool.wake().prepare();
     bool any = false;
@@ -314,13 +353,21 @@ void Walker::delivery_loop(JNIEnv* jni) {
       any = true;
     }
     if (any) threads_.purge(jni, pool.taken());
+    if (!any) code_map_.reclaim();
     if (stop_.load(std::memory_order_seq_cst)) {
       // Disable closed the gate and waited for callers to leave before setting stop_: nothing
       // more can be published, so equal positions mean every request has had its outcome.
       if (pool.published() == pool.taken()) break;
       continue;
     }
-    if (!any) pool.wake().wait(token, kIdleWaitNs);
+    if (any) quiet_naps = 0;
+    if (quiet_naps < kQuietNaps) {
+      quiet_naps++;
+      struct timespec nap = {0, kNapNs};
+      nanosleep(&nap, nullptr);
+    } else {
+      pool.wake().wait(token, kIdleWaitNs);
+    }
   }
 
   {
@@ -391,6 +438,8 @@ jvmtiError Walker::request_thread(jthread thread, void* ucontext, const jvmtiSta
   request->num_frames = 0;
   request->pc = 0;
   request->sp = 0;
+  request->physical_count = 0;
+  request->recovered = false;
   if (request->target == nullptr) {
     pool->abandon(index);
     leave_gate(state);

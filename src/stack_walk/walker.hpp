@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "stack_walk/code_map.hpp"
 #include "stack_walk/frame_types.hpp"
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/thread_registry.hpp"
@@ -35,6 +36,7 @@ class Walker {
   void on_thread_start(JNIEnv* jni, jthread thread);
   void on_thread_end(JNIEnv* jni);
   FrameTypes& frame_types() { return frame_types_; }
+  CodeMap& code_map() { return code_map_; }
 
  private:
   enum class DeliveryState { kNotStarted, kRunning, kExited };
@@ -62,6 +64,7 @@ class Walker {
   ThreadRegistry threads_;
   EnvOffset env_offset_;
   FrameTypes frame_types_;
+  CodeMap code_map_;  // read by the capture side through capture_state().code_map
   uint64_t last_scan_ns_ = 0;
 
   std::mutex delivery_mutex_;
@@ -69,6 +72,9 @@ class Walker {
   DeliveryState delivery_state_ = DeliveryState::kNotStarted;
   std::atomic<bool> stop_{false};
   std::vector<jvmtiFrameInfo> frame_buffer_;  // delivery thread only
+  std::vector<int> type_buffer_;              // delivery thread only
+  int64_t typed_exact_ = 0;                   // frames typed from the physical walk (diagnostics)
+  int64_t typed_fallback_ = 0;                // ... and by the fallback
 };
 
 }  // namespace jvmkit::walk

@@ -9,6 +9,7 @@
 
 #include <atomic>
 
+#include "stack_walk/code_map.hpp"
 #include "stack_walk/request_pool.hpp"
 
 namespace jvmkit::walk {
@@ -21,6 +22,7 @@ struct CaptureState {
   std::atomic<RequestPool*> pool{nullptr};
   std::atomic<JavaVM*> vm{nullptr};
   std::atomic<AsgctFunction> asgct{nullptr};
+  std::atomic<const CodeMap*> code_map{nullptr};  // recovery of samples ASGCT cannot place
 };
 
 CaptureState& capture_state() noexcept;

@@ -107,6 +107,16 @@ bool check_tracked_threads(const char* prefix, long min_delivered) {
     found++;
     std::fprintf(stderr, "  thread %-24s delivered %lld failed %lld\n", t.name, (long long)t.delivered.load(),
                  (long long)t.failed.load());
+    if (!option("require_method", "").empty()) {
+      int64_t missing = t.missing_required.load();
+      std::fprintf(stderr, "    traces without %s: %lld\n", option("require_method", "").c_str(), (long long)missing);
+      // A sample may land before the thread reached the method, or after it left (thread start/end).
+      if (missing * 1000 > t.delivered.load() * option_long("max_missing_permille", 5)) {
+        violation("thread %s: %lld traces lack a %s frame", t.name, (long long)missing,
+                  option("require_method", "").c_str());
+        ok = false;
+      }
+    }
     if (t.delivered.load() < min_delivered) {
       violation("thread %s: only %lld traces delivered (want >= %ld)", t.name, (long long)t.delivered.load(),
                 min_delivered);
@@ -151,6 +161,8 @@ void final_checks() {
               (long long)g_agent_class_prepares.load());
   }
 
+  ok = check_recovery() && ok;
+  ok = check_frame_types() && ok;
   if (g_mode == "accounting" || g_mode == "unload") {
     // Only the handler makes requests in these modes: its view must match the library's.
     if (t.returned_ok != c.accepted)
@@ -262,6 +274,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   set_resolve_every_frame(g_mode == "unload" || g_mode == "virtual");
   set_expected_method_name(option("expect_method", ""));
   set_hot_method_name(option("hot", ""));
+  set_required_method_name(option("require_method", ""));
+  set_truth(option("truth", ""));
+  set_call_sites(option("callsites", ""));
   install_signal_handler();
 
   if (g_mode == "accounting" || g_mode == "unload" || g_mode == "bias" || g_mode == "virtual" || g_mode == "onunload") {

@@ -36,6 +36,7 @@ struct Tracked {
   std::atomic<int64_t> last_seq[2] = {};  // by stream: 0 signal (unbiased), 1 biased requests
   std::atomic<int64_t> delivered{0};
   std::atomic<int64_t> failed{0};
+  std::atomic<int64_t> missing_required{0};  // delivered traces without the require_method frame
 };
 extern Tracked g_tracked[kMaxTracked];
 extern std::atomic<int> g_tracked_count;
@@ -83,6 +84,16 @@ void set_resolve_every_frame(bool on);
 // With resolve_every_frame: counts frames whose method has this name.
 void set_expected_method_name(const std::string& name);
 int64_t expected_method_frames();
+// Every unbiased trace must contain a frame of this method (option require_method); traces
+// without one are counted per tracked thread (Tracked::missing_required).
+void set_required_method_name(const std::string& name);
+// Frame-type truth (option truth=...) and its confusion matrices (printed, checked against
+// min_top_permille / min_all_permille).
+void set_truth(const std::string& spec);
+void set_call_sites(const std::string& spec);
+bool check_frame_types();
+// Prints the recovery counters; checks max_failed_permille and min_recovered (options).
+bool check_recovery();
 void parse_options(const char* text);
 // Runs the bad-input table (mode=bad_input); returns false on a failed row.
 bool run_bad_input_table(JNIEnv* jni);

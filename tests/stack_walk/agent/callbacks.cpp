@@ -1,9 +1,13 @@
 // Callbacks that check the API's promises on every call: one outcome per request, never failure
 // after begin, the same user_data throughout, request order per sampled thread, thread identity,
 // and (optionally) that every jmethodID resolves inside the callbacks.
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "agent.hpp"
 
@@ -24,6 +28,20 @@ std::string g_hot_name;
 std::string g_expect_method;
 std::atomic<int64_t> g_expected_frames{0};
 bool g_resolve_every_frame = false;
+// Frame-type truth (option truth=name.T/name.T/*native.T/*.T): expected jvmtiFrameType by method
+// name; "*native" for any method declared native, "*" for any other method.
+std::map<std::string, int> g_truth;
+int g_truth_native = -1, g_truth_default = -1;
+std::atomic<int64_t> g_matrix_all[4][4] = {}, g_matrix_top[4][4] = {};
+// Call-site truth (option callsites=name.bci.bci/...): a non-top frame of NAME must be at one of
+// these bcis (its call sites), whether it is a physical frame or has a method inlined into it.
+std::map<std::string, std::vector<long>> g_call_sites;
+std::atomic<int64_t> g_call_site_checked{0}, g_call_site_wrong{0};
+std::string g_require_method;
+bool g_has_required = false;
+// The first traces without the required method, printed for diagnosis.
+std::string g_open_text;
+int g_missing_printed = 0;
 
 JNIEnv* jni_env() {
   JNIEnv* jni = nullptr;
@@ -73,6 +91,8 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
   g_open = ud;
   g_open_biased = biased;
   g_frames_in_open = 0;
+  g_has_required = false;
+  g_open_text.clear();
   g_begins++;
   (biased ? g_biased : g_unbiased)++;
   if (biased != (ud_stream(ud) == 1 ? JNI_TRUE : JNI_FALSE)) {
@@ -91,6 +111,46 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
     g_types[type]++;
   }
   if (location < -1) violation("bad location %lld", (long long)location);
+  if ((!g_truth.empty() || g_truth_native >= 0 || g_truth_default >= 0 || !g_call_sites.empty()) && type >= 0 &&
+      type < 4) {
+    char* name = nullptr;
+    jboolean is_native = JNI_FALSE;
+    if (g_jvmti->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
+      g_jvmti->IsMethodNative(method, &is_native);
+      auto it = g_truth.find(name);
+      int expected = it != g_truth.end() ? it->second : is_native ? g_truth_native : g_truth_default;
+      if (expected >= 0) {
+        g_matrix_all[expected][type]++;
+        if (g_frames_in_open == 0) g_matrix_top[expected][type]++;
+      }
+      auto sites = g_call_sites.find(name);
+      if (sites != g_call_sites.end() && g_frames_in_open > 0) {
+        g_call_site_checked++;
+        if (std::find(sites->second.begin(), sites->second.end(), static_cast<long>(location)) == sites->second.end()) {
+          if (g_call_site_wrong++ < 5) {
+            std::fprintf(stderr, "  note: frame of %s at bci %lld, not a call site\n", name, (long long)location);
+          }
+        }
+      }
+      g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
+    }
+  }
+  if (!g_require_method.empty() && !g_has_required) {
+    char* name = nullptr;
+    if (g_jvmti->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
+      g_has_required = g_require_method == name;
+      if (g_missing_printed < 8 && g_frames_in_open <= 8) {
+        char line[160];
+        std::snprintf(line, sizeof(line), "    #%lld %s type %d bci %lld\n", (long long)g_frames_in_open, name,
+                      (int)type, (long long)location);
+        g_open_text += line;
+      }
+      g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
+    } else {
+      g_invalid_methods++;
+      violation("jmethodID %p does not resolve inside the callback", (void*)method);
+    }
+  }
   bool top = g_frames_in_open == 0;
   g_frames_in_open++;
   g_frames++;
@@ -129,6 +189,13 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
 void JNICALL on_end(jthread, void* ud) {
   if (ud != g_open) violation("endStackTrace(%p) but the open trace is %p", ud, g_open);
   if (g_frames_in_open == 0) violation("trace %p ended without frames", ud);
+  if (!g_require_method.empty() && !g_has_required && !g_open_biased) {
+    g_tracked[ud_index(ud)].missing_required++;
+    if (g_missing_printed++ < 8) {
+      std::fprintf(stderr, "  trace of %s without %s:\n%s", g_tracked[ud_index(ud)].name, g_require_method.c_str(),
+                   g_open_text.c_str());
+    }
+  }
   g_open = nullptr;
   g_ends++;
 }
@@ -171,6 +238,128 @@ void set_hot_method_name(const std::string& name) { g_hot_name = name; }
 void set_resolve_every_frame(bool on) { g_resolve_every_frame = on; }
 void set_expected_method_name(const std::string& name) { g_expect_method = name; }
 int64_t expected_method_frames() { return g_expected_frames.load(); }
+void set_required_method_name(const std::string& name) { g_require_method = name; }
+
+void set_truth(const std::string& spec) {
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t slash = spec.find('/', pos);
+    std::string item = spec.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    size_t dot = item.rfind('.');
+    if (dot != std::string::npos) {
+      std::string name = item.substr(0, dot);
+      int type = std::atoi(item.c_str() + dot + 1);
+      if (name == "*native") {
+        g_truth_native = type;
+      } else if (name == "*") {
+        g_truth_default = type;
+      } else {
+        g_truth[name] = type;
+      }
+    }
+    if (slash == std::string::npos) break;
+    pos = slash + 1;
+  }
+}
+
+void set_call_sites(const std::string& spec) {
+  size_t pos = 0;
+  while (pos < spec.size()) {
+    size_t slash = spec.find('/', pos);
+    std::string item = spec.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
+    size_t dot = item.find('.');
+    if (dot != std::string::npos) {
+      std::vector<long>& bcis = g_call_sites[item.substr(0, dot)];
+      for (size_t at = dot; at != std::string::npos; at = item.find('.', at + 1)) {
+        bcis.push_back(std::strtol(item.c_str() + at + 1, nullptr, 10));
+      }
+    }
+    if (slash == std::string::npos) break;
+    pos = slash + 1;
+  }
+}
+
+bool check_frame_types() {
+  if (!g_call_sites.empty()) {
+    std::fprintf(stderr, "CALL SITES: %lld caller frames checked, %lld at a wrong bci\n",
+                 (long long)g_call_site_checked.load(), (long long)g_call_site_wrong.load());
+    if (g_call_site_checked.load() < 500) violation("too few caller frames with a known call site");
+    // A rare sample ASGCT itself walks from a half-built frame may land elsewhere; anything
+    // systematic (a wrong inline chain, a wrong recovery) shows in far more than 0.1%.
+    if (g_call_site_wrong.load() * 1000 > g_call_site_checked.load()) {
+      violation("%lld of %lld caller frames at a wrong bci (> 0.1%%)", (long long)g_call_site_wrong.load(),
+                (long long)g_call_site_checked.load());
+    }
+  }
+  if (g_truth.empty() && g_truth_native < 0 && g_truth_default < 0) return true;
+  static const char* kNames[4] = {"interpreter", "jit", "inline", "native"};
+  int before = violations();
+  for (int m = 0; m < 2; m++) {
+    auto& matrix = m == 0 ? g_matrix_top : g_matrix_all;
+    int64_t right = 0, total = 0;
+    std::fprintf(stderr, "FRAME TYPES (%s frames), rows: truth, columns: reported\n  %-12s", m == 0 ? "top" : "all",
+                 "");
+    for (const char* n : kNames) std::fprintf(stderr, " %12s", n);
+    std::fprintf(stderr, "\n");
+    for (int e = 0; e < 4; e++) {
+      std::fprintf(stderr, "  %-12s", kNames[e]);
+      for (int g = 0; g < 4; g++) {
+        int64_t v = matrix[e][g].load();
+        std::fprintf(stderr, " %12lld", (long long)v);
+        total += v;
+        if (e == g) right += v;
+      }
+      std::fprintf(stderr, "\n");
+    }
+    double pct = total ? 100.0 * static_cast<double>(right) / static_cast<double>(total) : 0;
+    std::fprintf(stderr, "  typed right: %lld of %lld (%.2f%%)\n", (long long)right, (long long)total, pct);
+    long min_permille = option_long(m == 0 ? "min_top_permille" : "min_all_permille", m == 0 ? 990 : 950);
+    if (total < option_long("min_typed_frames", 500)) {
+      violation("only %lld %s frames with a known truth", (long long)total, m == 0 ? "top" : "all");
+    } else if (right * 1000 < total * min_permille) {
+      violation("%s frames typed right: %.2f%% < %.1f%%", m == 0 ? "top" : "all", pct, min_permille / 10.0);
+    }
+  }
+  return violations() == before;
+}
+
+bool check_recovery() {
+  jvmkitRecoveryCounters r;
+  if (JvmkitGetRecoveryCounters(&r) != JVMTI_ERROR_NONE) {
+    violation("JvmkitGetRecoveryCounters failed");
+    return false;
+  }
+  jvmkitStackWalkCounters c;
+  JvmkitGetStackWalkCounters(&c);
+  int64_t recovered = 0, unrecovered = 0;
+  std::fprintf(stderr, "RECOVERY: attempted %lld |", (long long)r.attempted);
+  for (int k = 0; k < JVMKIT_RECOVERY_KIND_COUNT; k++) {
+    recovered += r.recovered_by_kind[k];
+    std::fprintf(stderr, " %s %lld", JvmkitRecoveryKindName(static_cast<jvmkitRecoveryKind>(k)),
+                 (long long)r.recovered_by_kind[k]);
+  }
+  std::fprintf(stderr, " | unrecovered:");
+  for (int k = 0; k < JVMKIT_UNRECOVERED_REASON_COUNT; k++) {
+    unrecovered += r.unrecovered_by_reason[k];
+    std::fprintf(stderr, " %s %lld", JvmkitUnrecoveredReasonName(static_cast<jvmkitUnrecoveredReason>(k)),
+                 (long long)r.unrecovered_by_reason[k]);
+  }
+  double failed_pct = c.accepted ? 100.0 * static_cast<double>(c.failed) / static_cast<double>(c.accepted) : 0;
+  std::fprintf(stderr, "\nRECOVERY: recovered %lld (%.2f%% of %lld accepted), failed %lld (%.3f%%)\n",
+               (long long)recovered, c.accepted ? 100.0 * static_cast<double>(recovered) / c.accepted : 0.0,
+               (long long)c.accepted, (long long)c.failed, failed_pct);
+  int before = violations();
+  if (r.attempted != recovered + unrecovered) violation("recovery: attempted != recovered + unrecovered");
+  long max_permille = option_long("max_failed_permille", -1);
+  if (max_permille >= 0 && c.failed * 1000 > c.accepted * max_permille) {
+    violation("%.3f%% of accepted requests failed (allowed %.1f%%)", failed_pct, max_permille / 10.0);
+  }
+  long min_recovered = option_long("min_recovered", -1);
+  if (min_recovered >= 0 && recovered < min_recovered) {
+    violation("only %lld samples recovered (want >= %ld)", (long long)recovered, min_recovered);
+  }
+  return violations() == before;
+}
 
 bool check_accounting(const char* when, bool expect_pending_zero) {
   jvmkitStackWalkCounters c;

@@ -11,6 +11,21 @@ public final class Payload {
     return inner(n) + 1;
   }
 
+  /**
+   * Compiled with the branch never taken, then called with it taken: an uncommon trap, i.e. a
+   * deoptimization. Every freshly loaded copy of this class does it again (TortureMain).
+   */
+  public static long branchy(int n, boolean rare) {
+    long s = 0;
+    for (int i = 0; i < n; i++) {
+      if (rare && i == n / 2) {
+        s += Long.toString(s).length();
+      }
+      s += i ^ (s << 1);
+    }
+    return s;
+  }
+
   static long inner(int n) {
     long s = 0;
     for (int i = 0; i < n; i++) {

@@ -1,0 +1,94 @@
+package jvmkit.test.walk;
+
+/**
+ * Frame types with known truth. The main thread warms everything up first (run with -Xbatch, so
+ * compilation has finished when a call returns), then starts the measured workers:
+ *
+ * <ul>
+ *   <li>worker-jit: jitOuter -> jitMiddle -> jitLeaf, all compiled and kept out of line
+ *       (-XX:CompileCommand=dontinline,jvmkit.test.walk.TypesMain::jit*): JIT frames;
+ *   <li>worker-inline: inlOuter (dontinline) with inlLeaf forced inline
+ *       (-XX:CompileCommand=inline,jvmkit.test.walk.TypesMain::inlLeaf): inlLeaf INLINE, inlOuter
+ *       JIT;
+ *   <li>worker-native: nativeOuter sleeping in Thread.sleep: the native method's frame NATIVE.
+ * </ul>
+ *
+ * With -Xint every frame is INTERPRETER. The agent's option "truth" names the expected type of
+ * each method; it prints the confusion matrix. Usage: TypesMain seconds [workers...]
+ */
+public final class TypesMain {
+  static volatile long sink;
+
+  static long jitLeaf(int n) {
+    long s = 0;
+    for (int i = 0; i < n; i++) {
+      s += (s >>> 7) ^ (i * 31L);
+    }
+    return s;
+  }
+
+  static long jitMiddle(int n) {
+    return jitLeaf(n) + 1;
+  }
+
+  static long jitOuter(int n) {
+    return jitMiddle(n) ^ 3;
+  }
+
+  static long inlLeaf(int n) {
+    long s = 0;
+    for (int i = 0; i < n; i++) {
+      s += (s >>> 5) ^ (i * 17L);
+    }
+    return s;
+  }
+
+  static long inlOuter(int n) {
+    return inlLeaf(n) + inlLeaf(n + 1);
+  }
+
+  static long nativeOuter() {
+    try {
+      Thread.sleep(1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return 1;
+  }
+
+  static void work(String kind, long deadline) {
+    long s = 0;
+    while (System.nanoTime() < deadline) {
+      switch (kind) {
+        case "jit" -> s += jitOuter(5_000);
+        case "inline" -> s += inlOuter(2_500);
+        default -> s += nativeOuter();
+      }
+    }
+    sink += s;
+  }
+
+  public static void main(String[] args) throws Exception {
+    double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
+    String[] kinds =
+        args.length > 1 ? java.util.Arrays.copyOfRange(args, 1, args.length) : new String[] {"jit", "inline", "native"};
+    // Warm-up: enough calls for C2 (tiered: 15,000 invocations or loops), compiled synchronously
+    // under -Xbatch. A no-op under -Xint.
+    long s = 0;
+    for (int i = 0; i < 30_000; i++) {
+      s += jitOuter(200) + inlOuter(100);
+    }
+    nativeOuter();
+    sink += s;
+    long deadline = System.nanoTime() + (long) (seconds * 1e9);
+    Thread[] threads = new Thread[kinds.length];
+    for (int i = 0; i < kinds.length; i++) {
+      String kind = kinds[i];
+      threads[i] = new Thread(() -> work(kind, deadline), "worker-" + kind);
+      threads[i].start();
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+  }
+}

@@ -1,0 +1,167 @@
+#include "stack_walk/code_map.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace jvmkit::walk {
+
+const CodeRange* CodeSnapshot::find(uintptr_t pc) const noexcept {
+  // Last entry whose start is <= pc, then outwards through its enclosing entries.
+  size_t lo = 0, hi = ranges_.size();
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ranges_[mid].start <= pc) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo == 0) return nullptr;
+  int32_t i = static_cast<int32_t>(lo - 1);
+  // Bounded: every step moves to a strictly earlier index.
+  while (i >= 0) {
+    const CodeRange& r = ranges_[static_cast<size_t>(i)];
+    if (pc < r.end) return &r;
+    i = r.enclosing;
+  }
+  return nullptr;
+}
+
+void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
+  if (name == nullptr || size == 0) return;
+  CodeRange r{};
+  r.start = start;
+  r.end = start + size;
+  r.kind = std::strcmp(name, "Interpreter") == 0 ? CodeKind::kInterpreter : CodeKind::kStub;
+  r.vtable_stub = std::strcmp(name, "vtable stub") == 0 || std::strcmp(name, "itable stub") == 0;
+  std::lock_guard<std::mutex> lock(mutex_);
+  CodeRange& slot = blobs_[start];
+  // The same start may be reported for a blob and for the first stub inside it: keep the
+  // interpreter if either says so, and otherwise the smaller (more specific) range.
+  if (slot.end == 0 || r.kind == CodeKind::kInterpreter || (slot.kind != CodeKind::kInterpreter && r.end < slot.end)) {
+    slot = r;
+  }
+  publish_locked();
+}
+
+void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
+  // The verified entry follows the inline-cache check, within the first bytes of the code. C2:
+  // "sub rsp, N; mov [rsp + N - 8], rbp". C1 and native wrappers: "push rbp; [mov rbp, rsp;]
+  // sub rsp, N". Anything else leaves the frame size unknown (the physical walk stops there).
+  const size_t limit = size < 160 ? size : 160;
+  for (size_t i = 0; i + 7 <= limit; i++) {
+    const uint8_t* p = code + i;
+    if (p[0] != 0x48 || p[2] != 0xEC || (p[1] != 0x83 && p[1] != 0x81)) continue;
+    uint32_t n = 0;
+    size_t len = 0;
+    if (p[1] == 0x83) {
+      n = p[3];
+      len = 4;
+    } else {
+      std::memcpy(&n, p + 3, sizeof(n));
+      len = 7;
+    }
+    if (n == 0 || (n & 7) != 0 || n > (1u << 16)) continue;
+    const uint8_t* q = p + len;
+    const bool mov8 = i + len + 5 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x6C && q[3] == 0x24 &&
+                      q[4] == static_cast<uint8_t>(n - 8);
+    uint32_t disp = 0;
+    if (i + len + 8 <= size) std::memcpy(&disp, q + 4, sizeof(disp));
+    const bool mov32 =
+        i + len + 8 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0xAC && q[3] == 0x24 && disp == n - 8;
+    if (mov8 || mov32) {
+      r->frame_size = n;
+      r->pushes_rbp = false;
+      r->prologue_begin = static_cast<uint16_t>(i);
+      r->prologue_end = static_cast<uint16_t>(i + len + (mov8 ? 5 : 8));
+      return;
+    }
+    const bool push1 = i >= 1 && p[-1] == 0x55;
+    const bool push4 = i >= 4 && p[-4] == 0x55 && p[-3] == 0x48 && p[-2] == 0x89 && p[-1] == 0xE5;
+    if (push1 || push4) {
+      r->frame_size = n;
+      r->pushes_rbp = true;
+      r->prologue_begin = static_cast<uint16_t>(i - (push1 ? 1 : 4));
+      r->prologue_end = static_cast<uint16_t>(i + len);
+      return;
+    }
+  }
+}
+
+void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id) {
+  if (size == 0) return;
+  CodeRange r{};
+  r.start = start;
+  r.end = start + size;
+  r.method = method;
+  r.id = id;
+  r.kind = CodeKind::kNMethod;
+  scan_prologue(reinterpret_cast<const uint8_t*>(start), size, &r);
+  std::lock_guard<std::mutex> lock(mutex_);
+  // A stale neighbour overlapping the new code (its unload event not seen yet) is dropped: the
+  // memory now holds the new nmethod.
+  auto it = nmethods_.lower_bound(start);
+  if (it != nmethods_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > start) nmethods_.erase(prev);
+  }
+  while (it != nmethods_.end() && it->first < r.end) it = nmethods_.erase(it);
+  nmethods_[start] = r;
+  publish_locked();
+}
+
+void CodeMap::remove_nmethod(uintptr_t start) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (nmethods_.erase(start) != 0) publish_locked();
+}
+
+void CodeMap::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  blobs_.clear();
+  nmethods_.clear();
+  cell_.publish(nullptr);
+}
+
+void CodeMap::reclaim() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cell_.reclaim();
+}
+
+size_t CodeMap::nmethods() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return nmethods_.size();
+}
+
+size_t CodeMap::blobs() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return blobs_.size();
+}
+
+bool CodeMap::has_interpreter() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [start, r] : blobs_) {
+    if (r.kind == CodeKind::kInterpreter) return true;
+  }
+  return false;
+}
+
+void CodeMap::publish_locked() {
+  std::vector<CodeRange> all;
+  all.reserve(blobs_.size() + nmethods_.size());
+  for (const auto& [start, r] : blobs_) all.push_back(r);
+  for (const auto& [start, r] : nmethods_) all.push_back(r);
+  std::sort(all.begin(), all.end(), [](const CodeRange& a, const CodeRange& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  // Nearest enclosing earlier entry, with a stack of open ranges (properly nested or disjoint;
+  // a partial overlap simply closes the earlier range).
+  std::vector<int32_t> open;
+  for (size_t i = 0; i < all.size(); i++) {
+    while (!open.empty() && all[static_cast<size_t>(open.back())].end < all[i].end) open.pop_back();
+    all[i].enclosing = open.empty() ? -1 : open.back();
+    open.push_back(static_cast<int32_t>(i));
+  }
+  cell_.publish(std::make_unique<CodeSnapshot>(std::move(all)));
+}
+
+}  // namespace jvmkit::walk

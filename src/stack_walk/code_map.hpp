@@ -1,0 +1,97 @@
+// What lives where in HotSpot's code cache: the interpreter, named stubs and code blobs
+// (DynamicCodeGenerated) and nmethods (CompiledMethodLoad/Unload), kept by jvmkit's own jvmtiEnv.
+//
+// Writers are JVMTI event callbacks on any thread (serialised by a mutex); each change publishes
+// a new immutable, sorted CodeSnapshot through a SnapshotCell, so the capture side (signal
+// context) looks a PC up with a binary search, lock-free and allocation-free.
+//
+// Nesting: a named stub ("StubRoutines::dlog") lies inside the blob that holds it
+// ("StubRoutines (1)"). Each entry records the nearest earlier entry that encloses it, so a
+// look-up walks from the last entry starting at or below the PC outwards and answers with the
+// innermost range that contains it.
+#pragma once
+
+#include <jni.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/snapshot_cell.hpp"
+
+namespace jvmkit::walk {
+
+enum class CodeKind : uint8_t {
+  kUnknown = 0,
+  kInterpreter,  // the template interpreter (DynamicCodeGenerated "Interpreter")
+  kStub,         // any other code blob or stub reported by DynamicCodeGenerated
+  kNMethod,      // JIT-compiled code of a Java method (CompiledMethodLoad)
+};
+
+struct CodeRange {
+  uintptr_t start;
+  uintptr_t end;     // exclusive
+  jmethodID method;  // kNMethod: the root method; else nullptr
+  uint32_t id;       // kNMethod: a load sequence number (frame-type records); else 0
+  CodeKind kind;
+  bool vtable_stub;  // kStub named "vtable stub" / "itable stub"
+  // kNMethod: the prologue's "sub rsp, N" (0: not recognised). C2 then saves rbp with a mov
+  // inside those N bytes and the return address is at [sp + N]; C1 pushes rbp before the sub
+  // (pushes_rbp) and the return address is at [sp + N + 8].
+  uint32_t frame_size;
+  bool pushes_rbp;
+  // kNMethod with a known frame: offsets from start of the first prologue instruction that
+  // changes rsp ("push rbp" for C1, "sub rsp" for C2) and of the first instruction after the
+  // frame is complete. Before the first, the return address is at [sp]; in between, it depends
+  // on the style (see recovery.cpp).
+  uint16_t prologue_begin;
+  uint16_t prologue_end;
+  int32_t enclosing;  // index of the nearest enclosing entry, or -1
+};
+
+// Reads the prologue of compiled code at START (SIZE bytes, readable): sets frame_size and
+// pushes_rbp of R (see CodeRange). Not signal context.
+void scan_prologue(const uint8_t* start, size_t size, CodeRange* r);
+
+class CodeSnapshot {
+ public:
+  explicit CodeSnapshot(std::vector<CodeRange> ranges) : ranges_(std::move(ranges)) {}
+  // Async-signal-safe: the innermost range containing PC, or nullptr.
+  const CodeRange* find(uintptr_t pc) const noexcept;
+  size_t size() const noexcept { return ranges_.size(); }
+
+ private:
+  std::vector<CodeRange> ranges_;  // sorted by start, then by size (larger first)
+};
+
+class CodeMap {
+ public:
+  // Event side (any thread, not signal context).
+  void add_blob(const char* name, uintptr_t start, size_t size);
+  void add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id);
+  void remove_nmethod(uintptr_t start);
+  void clear();
+  // Frees snapshots that readers may have held (call now and then from a non-signal thread).
+  void reclaim();
+
+  // Signal side: a read-side section over the current snapshot.
+  using Reader = SnapshotCell<CodeSnapshot>::Reader;
+  const SnapshotCell<CodeSnapshot>& cell() const noexcept { return cell_; }
+
+  // Counts (for reports and tests).
+  size_t nmethods() const;
+  size_t blobs() const;
+  bool has_interpreter() const;
+
+ private:
+  void publish_locked();
+
+  mutable std::mutex mutex_;
+  std::map<uintptr_t, CodeRange> blobs_;     // by start
+  std::map<uintptr_t, CodeRange> nmethods_;  // by start
+  SnapshotCell<CodeSnapshot> cell_;
+};
+
+}  // namespace jvmkit::walk

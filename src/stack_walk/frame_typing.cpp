@@ -1,0 +1,47 @@
+#include "stack_walk/frame_typing.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+// An nmethod inlines at most MaxInlineLevel (15) levels; this bounds the search for its root.
+constexpr int kMaxInlineDepth = 64;
+}  // namespace
+
+int type_from_physical(const AsgctFrame* frames, int n, const PhysicalFrame* physical, int physical_count,
+                       int* types) noexcept {
+  for (int i = 0; i < n; i++) types[i] = kTypeUnknown;
+  int i = 0, p = 0, exact = 0;
+  while (i < n) {
+    if (frames[i].lineno == kAsgctNativeBci) {
+      types[i] = JVMTI_FRAME_NATIVE;
+      exact++;
+      if (p < physical_count && physical[p].kind == CodeKind::kNMethod && physical[p].root == frames[i].method_id) p++;
+      i++;
+      continue;
+    }
+    if (p >= physical_count) break;
+    const PhysicalFrame& ph = physical[p];
+    if (ph.kind == CodeKind::kInterpreter) {
+      types[i++] = JVMTI_FRAME_INTERPRETER;
+      exact++;
+      p++;
+      continue;
+    }
+    int root = -1;
+    for (int j = i; j < n && j < i + kMaxInlineDepth; j++) {
+      if (frames[j].method_id == ph.root) {
+        root = j;
+        break;
+      }
+    }
+    if (root < 0) break;  // the walk and ASGCT disagree: leave the rest to the fallback
+    for (int j = i; j < root; j++) types[j] = JVMTI_FRAME_INLINE;
+    types[root] = JVMTI_FRAME_JIT;
+    exact += root - i + 1;
+    i = root + 1;
+    p++;
+  }
+  return exact;
+}
+
+}  // namespace jvmkit::walk

@@ -1,0 +1,77 @@
+// SIGNAL CONTEXT. The physical frames of a stack that AsyncGetCallTrace walked successfully.
+//
+// May call: CodeSnapshot::find and plain loads of stack slots. May NOT call anything else (no
+// allocation, locks, JNI/JVMTI). Every slot read lies in [sp, sp + kMaxWalkReach) of the
+// interrupted thread and is derived from a frame whose return address was checked (a call site in
+// known Java code), so a wrong guess ends the walk instead of wandering; the slots of real frames
+// are on the thread's own, mapped stack.
+//
+// Frame layout on x86_64 HotSpot (what HotSpot's own frame::sender does):
+//   compiled (nmethod) frame at SP, prologue "sub rsp, N": return address at [SP + N] (C2, rbp
+//     saved at [SP + N - 8]) or [SP + N + 8] (C1/native wrapper, rbp pushed at [SP + N]); the
+//     caller's SP is just above the return address.
+//   interpreter frame: rbp-based. Return address at [rbp + 8], caller's rbp at [rbp], and the
+//     caller's SP (before any adapter extended the stack) at [rbp - 8] (sender SP).
+#include "stack_walk/signal/physical_walk.hpp"
+
+#include <cstring>
+
+#include "stack_walk/signal/call_site.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+constexpr uintptr_t kMaxWalkReach = 256 * 1024;
+
+uintptr_t load(uintptr_t address) noexcept {
+  uintptr_t value;
+  std::memcpy(&value, reinterpret_cast<const void*>(address), sizeof(value));
+  return value;
+}
+
+}  // namespace
+
+int walk_physical(const CodeSnapshot& code, FrameRegs at, PhysicalFrame* out, int max) noexcept {
+  const uintptr_t lo = at.sp;
+  const uintptr_t hi = at.sp + kMaxWalkReach;
+  auto holds = [&](uintptr_t a) { return a >= lo && a + 8 <= hi && (a & 7) == 0; };
+  const CodeRange* r = code.find(at.pc);
+  int n = 0;
+  while (n < max && r != nullptr) {
+    uintptr_t ret_slot = 0, caller_sp = 0, caller_fp = 0;
+    if (r->kind == CodeKind::kNMethod) {
+      if (r->frame_size == 0) {
+        out[n++] = {r->method, CodeKind::kNMethod};
+        break;
+      }
+      ret_slot = at.sp + r->frame_size + (r->pushes_rbp ? 8 : 0);
+      if (!holds(ret_slot) || !holds(ret_slot - 8)) break;
+      caller_sp = ret_slot + 8;
+      caller_fp = load(ret_slot - 8);
+      out[n++] = {r->method, CodeKind::kNMethod};
+    } else if (r->kind == CodeKind::kInterpreter) {
+      if (!holds(at.fp - 8) || !holds(at.fp + 8)) break;
+      ret_slot = at.fp + 8;
+      caller_fp = load(at.fp);
+      caller_sp = load(at.fp - 8);
+      out[n++] = {nullptr, CodeKind::kInterpreter};
+    } else {
+      break;  // a stub (e.g. the call stub that entered Java): the Java frames above end here
+    }
+    const uintptr_t ret = load(ret_slot);
+    // Recursion and loops of calls return into the same code: try the current range first.
+    const CodeRange* next = ret >= r->start && ret < r->end ? r : code.find(ret);
+    // The interpreter pushes its own return address (its return entry) before it jumps to a
+    // callee, so a return into the interpreter does not follow a call instruction.
+    if (next == nullptr || (next->kind != CodeKind::kNMethod && next->kind != CodeKind::kInterpreter) ||
+        (next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp || !holds(caller_sp)) {
+      break;
+    }
+    at = FrameRegs{ret, caller_sp, caller_fp};
+    r = next;
+  }
+  return n;
+}
+
+}  // namespace jvmkit::walk

@@ -1,0 +1,427 @@
+// SIGNAL CONTEXT. Recovery of samples AsyncGetCallTrace (ASGCT) cannot place.
+//
+// May call: atomics, ASGCT, CodeSnapshot::find (a binary search over an immutable snapshot held
+// through a SnapshotCell reader), and plain loads from memory that is known to be mapped:
+//   - the interrupted thread's stack between its SP and SP + kMaxFrameReach: the signal frame was
+//     pushed below SP on this same stack, and a thread running Java code has far more than that
+//     of frames (and then its pthread block) above SP;
+//   - code bytes inside ranges of the code map: the code cache is reserved once and never
+//     unmapped, so even a stale range still reads as memory.
+// May NOT call: malloc/free, locks, JNI/JVMTI, stdio, longjmp. Never dereferences a pointer read
+// from the stack before checking it against those bounds.
+//
+// Why ASGCT fails there: it starts from the interrupted PC/SP/FP and needs a frame it can
+// describe. In a stub (intrinsic such as Math.log, arraycopy, vtable/itable dispatch) or in a
+// compiled method before its frame is built or after it is torn down, it cannot, and answers
+// unknown_Java (-5) or not_walkable_Java (-6). The caller is one return address away: at [sp]
+// before "push rbp" and after "pop rbp"/"leave", at [sp + 8] right after "push rbp", and at
+// [rbp + 8] once the stub has its own rbp frame. A candidate is accepted only if the recovered PC
+// lies in Java code jvmkit knows of (an nmethod or the interpreter) and directly follows a call
+// instruction, and ASGCT then succeeds from it.
+#include "stack_walk/signal/recovery.hpp"
+
+#include <link.h>
+#include <ucontext.h>
+
+#include <cstring>
+
+#include "stack_walk/signal/call_site.hpp"
+
+namespace jvmkit::walk {
+
+RecoveryCounters& recovery_counters() noexcept {
+  static constinit RecoveryCounters instance;
+  return instance;
+}
+
+void RecoveryCounters::snapshot(jvmkitRecoveryCounters* out) const noexcept {
+  // Outcomes first, then attempts: a recovery in flight shows as missing, never as extra.
+  for (int i = 0; i < JVMKIT_RECOVERY_KIND_COUNT; i++) out->recovered_by_kind[i] = recovered[i].load();
+  for (int i = 0; i < JVMKIT_UNRECOVERED_REASON_COUNT; i++) out->unrecovered_by_reason[i] = unrecovered[i].load();
+  out->attempted = attempted.load();
+}
+
+namespace {
+
+// How far above the interrupted SP the unwinder reads the stack. Stub and leaf runtime frames
+// are small; a Java thread always has more than this of frames (and its pthread block) above.
+constexpr uintptr_t kMaxStackReach = 16 * 1024;
+// Frames unwound (stubs, leaf native frames) before giving up, and ASGCT retries at most.
+constexpr int kMaxSteps = 12;
+constexpr int kMaxRetries = 4;
+
+struct Regs {
+  uintptr_t pc, sp, fp;
+};
+
+// The part of the stack the unwinder may read: [lo, hi).
+struct Bounds {
+  uintptr_t lo, hi;
+  bool holds(uintptr_t address) const noexcept { return address >= lo && address <= hi - 8 && (address & 7) == 0; }
+};
+
+uintptr_t load_word(uintptr_t address) noexcept {
+  uintptr_t value;
+  std::memcpy(&value, reinterpret_cast<const void*>(address), sizeof(value));
+  return value;
+}
+
+// Executable segments of libjvm and libc, learnt at Enable (they are never unloaded): return
+// addresses in native frames are checked against them before their bytes are read.
+struct NativeText {
+  std::atomic<int> count{0};
+  uintptr_t start[8] = {};
+  uintptr_t end[8] = {};
+};
+constinit NativeText g_native_text;
+
+bool in_native_text(uintptr_t pc, CodeRange* out) noexcept {
+  const int n = g_native_text.count.load(std::memory_order_acquire);
+  for (int i = 0; i < n; i++) {
+    if (pc >= g_native_text.start[i] && pc < g_native_text.end[i]) {
+      *out = CodeRange{};
+      out->start = g_native_text.start[i];
+      out->end = g_native_text.end[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+// glibc's signal trampoline (__restore_rt): "mov rax, 15 (rt_sigreturn); syscall". A return
+// address pointing at it means the frame below is a signal handler's, and the interrupted
+// context is the ucontext the kernel put just above the return slot.
+bool is_sigreturn(const CodeRange& text, uintptr_t ret) noexcept {
+  static constexpr uint8_t kTrampoline[9] = {0x48, 0xC7, 0xC0, 0x0F, 0x00, 0x00, 0x00, 0x0F, 0x05};
+  return ret + sizeof(kTrampoline) <= text.end &&
+         std::memcmp(reinterpret_cast<const void*>(ret), kTrampoline, sizeof(kTrampoline)) == 0;
+}
+
+bool is_java(const CodeRange* r) noexcept {
+  return r != nullptr && (r->kind == CodeKind::kNMethod || r->kind == CodeKind::kInterpreter);
+}
+
+// Where a caller's return address may be: [sp] (kEntry), [sp + 8] after "push rbp" (kPushed),
+// [rbp + 8] in an rbp frame (kFrame), or [sp + N] / [sp + N + 8] once a prologue's "sub rsp, N"
+// has run but rbp is not yet saved (kSubbed: C2 stores rbp with a mov after the sub; kSubbedPushed:
+// C1 pushes rbp before the sub).
+enum class CandidateKind { kEntry, kPushed, kFrame, kSubbed, kSubbedPushed };
+struct Candidate {
+  CandidateKind kind;
+  uintptr_t frame_size;  // kSubbed*: N
+};
+
+// The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
+// within the 64 bytes before it (inside RANGE), or 0.
+uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {
+  uintptr_t from = pc - range.start > 64 ? pc - 64 : range.start;
+  uintptr_t size = 0;
+  for (uintptr_t a = from; a + 4 <= pc; a++) {
+    const auto* p = reinterpret_cast<const uint8_t*>(a);
+    if (p[0] != 0x48 || p[2] != 0xEC) continue;
+    if (p[1] == 0x83) {
+      size = p[3];
+    } else if (p[1] == 0x81 && a + 7 <= pc) {
+      uint32_t imm;
+      std::memcpy(&imm, p + 3, sizeof(imm));
+      size = imm;
+    }
+  }
+  return size < kMaxStackReach / 2 && (size & 7) == 0 ? size : 0;
+}
+
+// The caller's registers for candidate C, if its slots lie in BOUNDS and the stack grows
+// strictly towards the caller.
+bool caller_regs(const Bounds& b, const Regs& cur, Candidate c, Regs* out) noexcept {
+  uintptr_t slot = 0;
+  switch (c.kind) {
+    case CandidateKind::kSubbed:
+      slot = cur.sp + c.frame_size;
+      out->sp = slot + 8;
+      out->fp = cur.fp;
+      break;
+    case CandidateKind::kSubbedPushed:
+      if (!b.holds(cur.sp + c.frame_size)) return false;
+      slot = cur.sp + c.frame_size + 8;
+      out->sp = slot + 8;
+      out->fp = load_word(cur.sp + c.frame_size);
+      break;
+    case CandidateKind::kEntry:
+      slot = cur.sp;
+      out->sp = cur.sp + 8;
+      out->fp = cur.fp;
+      break;
+    case CandidateKind::kPushed:
+      if (!b.holds(cur.sp)) return false;
+      slot = cur.sp + 8;
+      out->sp = cur.sp + 16;
+      out->fp = load_word(cur.sp);  // the caller's rbp, just pushed
+      break;
+    case CandidateKind::kFrame:
+      if (cur.fp < cur.sp || !b.holds(cur.fp)) return false;
+      slot = cur.fp + 8;
+      out->sp = cur.fp + 16;
+      out->fp = load_word(cur.fp);
+      break;
+  }
+  if (!b.holds(slot) || out->sp <= cur.sp) return false;
+  out->pc = load_word(slot);
+  return true;
+}
+
+jint run_asgct(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth) noexcept {
+  AsgctTrace trace{jni, 0, frames};
+  asgct(&trace, depth, ucontext);
+  return trace.num_frames;
+}
+
+jint retry_from(AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original, const Regs& caller, AsgctFrame* frames,
+                jint depth) noexcept {
+  ucontext_t copy;
+  std::memcpy(&copy, original, sizeof(copy));
+  copy.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(caller.pc);
+  copy.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(caller.sp);
+  copy.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(caller.fp);
+  return run_asgct(asgct, jni, &copy, frames, depth);
+}
+
+// True when the bytes before PC end with an epilogue's "add rsp, imm; pop rbp" followed by at
+// most 16 bytes (C2's return poll: cmp/ja): the frame is gone, the return address is at [sp].
+bool after_epilogue(const CodeRange& range, uintptr_t pc) noexcept {
+  const uintptr_t from = pc - range.start > 32 ? pc - 32 : range.start;
+  for (uintptr_t a = pc; a-- > from + 4;) {
+    const auto* p = reinterpret_cast<const uint8_t*>(a);
+    if (p[0] != 0x5D || pc - a > 17) continue;                         // pop rbp, then up to 16 bytes before PC
+    if (p[-4] == 0x48 && p[-3] == 0x83 && p[-2] == 0xC4) return true;  // add rsp, imm8
+    if (a >= from + 7 && p[-7] == 0x48 && p[-6] == 0x81 && p[-5] == 0xC4) return true;  // add rsp, imm32
+  }
+  return false;
+}
+
+// Candidates for a PC in an nmethod whose frame ASGCT could not describe. With the prologue known
+// (CodeRange::prologue_*), the PC says exactly where the frame stands; otherwise try the likely
+// ones (validation and ASGCT decide).
+int nmethod_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcept {
+  int n = 0;
+  if (r.frame_size == 0) {
+    out[n++] = {CandidateKind::kEntry, 0};
+    out[n++] = {CandidateKind::kPushed, 0};
+    if (uintptr_t size = prologue_frame_size(r, pc)) {
+      out[n++] = {CandidateKind::kSubbed, size};
+      out[n++] = {CandidateKind::kSubbedPushed, size};
+    }
+    return n;
+  }
+  const uintptr_t off = pc - r.start;
+  if (off <= r.prologue_begin) {
+    out[n++] = {CandidateKind::kEntry, 0};  // nothing of the frame exists yet
+  } else if (off < r.prologue_end) {
+    // C1: "push rbp" done, "sub" not yet. C2: "sub rsp, N" done, rbp not saved yet.
+    out[n++] = r.pushes_rbp ? Candidate{CandidateKind::kPushed, 0} : Candidate{CandidateKind::kSubbed, r.frame_size};
+  } else if (after_epilogue(r, pc)) {
+    out[n++] = {CandidateKind::kEntry, 0};
+  }
+  return n;
+}
+
+// The candidates for a frame at CUR in RANGE (nullptr: native code), most likely first.
+int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidate* out) noexcept {
+  int n = 0;
+  if (range == nullptr) {
+    // Native code (HotSpot's runtime is built with frame pointers): follow rbp; at a function's
+    // first instruction (e.g. a signal handler just entered) the return address is at [sp].
+    out[n++] = {CandidateKind::kFrame, 0};
+    out[n++] = {CandidateKind::kEntry, 0};
+  } else if (range->kind == CodeKind::kNMethod) {
+    n = nmethod_candidates(*range, cur.pc, out);
+  } else if (range->vtable_stub) {
+    out[n++] = {CandidateKind::kEntry, 0};
+  } else if (!first) {
+    // A stub that called further down: its frame is complete.
+    out[n++] = {CandidateKind::kFrame, 0};
+  } else {
+    const uint8_t op = *reinterpret_cast<const uint8_t*>(cur.pc);
+    const bool at_edge = cur.pc == range->start || op == 0x55 /* push rbp */ || op == 0xC3 /* ret */;
+    const bool after_push = cur.pc > range->start && reinterpret_cast<const uint8_t*>(cur.pc)[-1] == 0x55;
+    if (at_edge) out[n++] = {CandidateKind::kEntry, 0};
+    if (after_push) out[n++] = {CandidateKind::kPushed, 0};
+    out[n++] = {CandidateKind::kFrame, 0};
+    if (!at_edge) out[n++] = {CandidateKind::kEntry, 0};
+  }
+  return n;
+}
+
+jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
+  if (range == nullptr) return JVMKIT_RECOVERY_NATIVE_LEAF;
+  if (range->kind == CodeKind::kNMethod) {
+    switch (c.kind) {
+      case CandidateKind::kEntry:
+        return JVMKIT_RECOVERY_NMETHOD_ENTRY;
+      case CandidateKind::kPushed:
+        return JVMKIT_RECOVERY_NMETHOD_PUSHED;
+      default:
+        return JVMKIT_RECOVERY_NMETHOD_PROLOGUE;
+    }
+  }
+  if (range->vtable_stub) return JVMKIT_RECOVERY_VTABLE_STUB;
+  switch (c.kind) {
+    case CandidateKind::kEntry:
+      return JVMKIT_RECOVERY_STUB_ENTRY;
+    case CandidateKind::kPushed:
+      return JVMKIT_RECOVERY_STUB_PUSHED;
+    default:
+      return JVMKIT_RECOVERY_STUB_FRAME;
+  }
+}
+
+int collect_text(struct dl_phdr_info* info, size_t, void*) {
+  const char* name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (std::strstr(name, "libjvm.so") == nullptr && std::strstr(name, "libc.so") == nullptr) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const int n = g_native_text.count.load(std::memory_order_relaxed);
+    if (n >= 8) return 1;
+    g_native_text.start[n] = info->dlpi_addr + ph.p_vaddr;
+    g_native_text.end[n] = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
+    g_native_text.count.store(n + 1, std::memory_order_release);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void learn_native_text() {
+  if (g_native_text.count.load(std::memory_order_acquire) != 0) return;  // learnt once per process
+  dl_iterate_phdr(collect_text, nullptr);
+}
+
+jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
+                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count,
+                           bool* recovered) noexcept {
+  *recovered = false;
+  const auto* uc = static_cast<const ucontext_t*>(ucontext);
+  const Regs at{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
+                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
+                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP])};
+
+  CodeMap::Reader reader(code_map.cell());
+  const CodeSnapshot* code = reader.get();
+  const CodeRange* range = code ? code->find(at.pc) : nullptr;
+  *physical_count = 0;
+
+  jint result = run_asgct(asgct, jni, ucontext, frames, depth);
+  if (result <= 0) {
+    recovery_counters().first_codes[result >= -10 ? -result : 11].fetch_add(1, std::memory_order_relaxed);
+  }
+  if (result > 0 && code != nullptr && is_java(range)) {
+    *physical_count = walk_physical(*code, FrameRegs{at.pc, at.sp, at.fp}, physical, kMaxPhysicalFrames);
+  }
+  if (result > 0 || !recoverable_code(result) || code == nullptr) return result;
+  // -4 (not walkable, not in Java) is only ours to fix when the PC is in code we know.
+  if (result == -4 && range == nullptr) return result;
+
+  RecoveryCounters& rc = recovery_counters();
+  rc.attempted.fetch_add(1, std::memory_order_relaxed);
+  if (range != nullptr && range->kind == CodeKind::kInterpreter) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_INTERPRETER].fetch_add(1, std::memory_order_relaxed);
+    return result;
+  }
+
+  // A compiled method interrupted in its prologue/epilogue is itself the top frame: its root
+  // method goes first (location unknown), and its caller follows from the retry.
+  const bool nmethod = range != nullptr && range->kind == CodeKind::kNMethod;
+  const Bounds bounds{at.sp, at.sp + kMaxStackReach};
+  Regs cur = at;
+  const CodeRange* cur_range = range;
+  bool cur_interrupted = true;  // CUR is an interrupted context (not a return address)
+  bool crossed_signal = false;
+  jvmkitRecoveryKind first_kind = JVMKIT_RECOVERY_KIND_COUNT;
+  int retries = 0;
+  bool any_valid = false;
+  auto succeed = [&](const Regs& from, jint retried, jvmkitRecoveryKind kind) {
+    int walked = 0;
+    if (nmethod && !crossed_signal) {
+      frames[0].method_id = range->method;
+      frames[0].lineno = -1;
+      retried += 1;
+      physical[walked++] = {range->method, CodeKind::kNMethod};
+    }
+    walked +=
+        walk_physical(*code, FrameRegs{from.pc, from.sp, from.fp}, physical + walked, kMaxPhysicalFrames - walked);
+    *physical_count = walked;
+    rc.recovered[kind].fetch_add(1, std::memory_order_relaxed);
+    *recovered = true;
+    return retried;
+  };
+  for (int step = 0; step < kMaxSteps && retries < kMaxRetries; step++) {
+    if (step > 0 && cur_interrupted && is_java(cur_range)) {
+      // The Java code another signal handler interrupted: ASGCT from there, as is.
+      any_valid = true;
+      retries++;
+      jint retried = retry_from(asgct, jni, uc, cur, frames, depth);
+      if (retried > 0) return succeed(cur, retried, JVMKIT_RECOVERY_SIGNAL_FRAME);
+      break;
+    }
+    // An nmethod is only unwound from the sample's own PC (prologue/epilogue, see above).
+    if (step > 0 && cur_range != nullptr && cur_range->kind == CodeKind::kNMethod) break;
+    Candidate cands[4];
+    const int n = candidates_for(cur_range, cur, cur_interrupted, cands);
+    bool have_next = false, next_interrupted = false;
+    Regs next{};
+    const CodeRange* next_range = nullptr;
+    for (int i = 0; i < n && retries < kMaxRetries; i++) {
+      Regs caller{};
+      if (!caller_regs(bounds, cur, cands[i], &caller)) continue;
+      const CodeRange* target = code->find(caller.pc);
+      CodeRange native{};
+      if (target == nullptr && !in_native_text(caller.pc, &native)) continue;
+      if (target == nullptr && is_sigreturn(native, caller.pc)) {
+        // A signal handler's frame (e.g. JFR's sampler holding the thread suspended): go on from
+        // the context it interrupted, saved in the ucontext just above the return slot.
+        const uintptr_t inner = caller.sp;  // == return slot + 8
+        const uintptr_t gregs = inner + offsetof(ucontext_t, uc_mcontext.gregs);
+        if (!bounds.holds(gregs) || !bounds.holds(gregs + sizeof(greg_t) * NGREG - 8)) continue;
+        const auto* inner_uc = reinterpret_cast<const ucontext_t*>(inner);
+        next = Regs{static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RIP]),
+                    static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RSP]),
+                    static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RBP])};
+        if (next.sp <= cur.sp || !bounds.holds(next.sp)) continue;
+        next_range = code->find(next.pc);
+        have_next = next_interrupted = true;
+        crossed_signal = true;
+        break;
+      }
+      // Only a return address is a valid caller PC: in known code, right after a call.
+      if (!follows_call(target != nullptr ? *target : native, caller.pc)) continue;
+      // From an nmethod's own prologue/epilogue the caller must be Java code.
+      if (step == 0 && nmethod && !is_java(target)) continue;
+      if (step == 0) first_kind = kind_of(cur_range, cands[i]);
+      if (is_java(target)) {
+        any_valid = true;
+        retries++;
+        jint retried = retry_from(asgct, jni, uc, caller, frames + (nmethod && !crossed_signal ? 1 : 0),
+                                  depth - (nmethod && !crossed_signal ? 1 : 0));
+        if (retried <= 0) continue;
+        return succeed(caller, retried, crossed_signal ? JVMKIT_RECOVERY_SIGNAL_FRAME : first_kind);
+      }
+      // A stub or native frame further up: unwind through it if no candidate reaches Java.
+      if (!have_next) {
+        have_next = true;
+        next = caller;
+        next_range = target;
+      }
+    }
+    if (!have_next || (nmethod && !crossed_signal && step == 0 && !next_interrupted)) break;
+    cur = next;
+    cur_range = next_range;
+    cur_interrupted = next_interrupted;
+  }
+  jvmkitUnrecoveredReason reason = any_valid          ? JVMKIT_UNRECOVERED_RETRY_FAILED
+                                   : range == nullptr ? JVMKIT_UNRECOVERED_UNKNOWN_PC
+                                                      : JVMKIT_UNRECOVERED_NO_CALLER;
+  rc.unrecovered[reason].fetch_add(1, std::memory_order_relaxed);
+  return result;
+}
+
+}  // namespace jvmkit::walk

@@ -1,0 +1,43 @@
+// Recovery of samples AsyncGetCallTrace cannot place (SIGNAL CONTEXT, see recovery.cpp).
+#pragma once
+
+#include <jvmkit/stack_walk.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "stack_walk/asgct.hpp"
+#include "stack_walk/code_map.hpp"
+#include "stack_walk/signal/physical_walk.hpp"
+
+namespace jvmkit::walk {
+
+// Totals behind JvmkitGetRecoveryCounters (process-wide, like the stack-walk counters).
+struct RecoveryCounters {
+  std::atomic<int64_t> attempted{0};
+  std::atomic<int64_t> recovered[JVMKIT_RECOVERY_KIND_COUNT]{};
+  std::atomic<int64_t> unrecovered[JVMKIT_UNRECOVERED_REASON_COUNT]{};
+  // ASGCT's first answer by code (index -code, 0..10; 11: anything else), for diagnostics
+  // (printed at Disable when JVMKIT_WALK_DEBUG is set).
+  std::atomic<int64_t> first_codes[12]{};
+  void snapshot(jvmkitRecoveryCounters* out) const noexcept;
+};
+RecoveryCounters& recovery_counters() noexcept;
+
+// Learns where libjvm's and libc's code is (native frames of leaf calls and signal handlers are
+// unwound through them). Not signal context: call before the capture may need it (Enable).
+void learn_native_text();
+
+// True for the ASGCT codes a retry from the caller can fix.
+inline bool recoverable_code(jint code) noexcept { return code == -5 || code == -6 || code == -4; }
+
+// Runs ASGCT on UCONTEXT into FRAMES (capacity DEPTH) and, when it fails with a recoverable code,
+// retries from a validated caller context. Returns ASGCT's final result (> 0: frames written).
+// On success, PHYSICAL (capacity kMaxPhysicalFrames) receives the physical frames from the top
+// (see physical_walk.hpp; *PHYSICAL_COUNT may be 0 when the top is not in known Java code), and
+// *RECOVERED tells whether the frames come from a recovery.
+jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
+                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count,
+                           bool* recovered) noexcept;
+
+}  // namespace jvmkit::walk

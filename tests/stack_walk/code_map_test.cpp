@@ -1,0 +1,109 @@
+// The code map's look-up (innermost range, nesting, replacement of stale nmethods), its prologue
+// scan, and frame typing from physical frames.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "stack_walk/code_map.hpp"
+#include "stack_walk/frame_typing.hpp"
+
+namespace jvmkit::walk {
+namespace {
+
+const CodeRange* find(const CodeMap& map, uintptr_t pc) {
+  CodeMap::Reader reader(map.cell());
+  return reader.get() ? reader.get()->find(pc) : nullptr;
+}
+
+TEST(CodeMap, FindsTheInnermostRange) {
+  CodeMap map;
+  map.add_blob("StubRoutines (1)", 0x1000, 0x1000);
+  map.add_blob("StubRoutines::dlog", 0x1100, 0x100);
+  map.add_blob("StubRoutines::dsin", 0x1300, 0x100);
+  map.add_blob("Interpreter", 0x4000, 0x2000);
+  map.add_blob("vtable stub", 0x7000, 0x40);
+  EXPECT_EQ(find(map, 0x0fff), nullptr);
+  EXPECT_EQ(find(map, 0x1000)->start, 0x1000u);
+  EXPECT_EQ(find(map, 0x1150)->start, 0x1100u);  // the named stub, not its blob
+  EXPECT_EQ(find(map, 0x1250)->start, 0x1000u);  // between stubs: the blob
+  EXPECT_EQ(find(map, 0x1fff)->start, 0x1000u);  // after the last stub: still the blob
+  EXPECT_EQ(find(map, 0x2000), nullptr);
+  EXPECT_EQ(find(map, 0x4100)->kind, CodeKind::kInterpreter);
+  EXPECT_TRUE(find(map, 0x7010)->vtable_stub);
+  EXPECT_FALSE(find(map, 0x1150)->vtable_stub);
+  EXPECT_TRUE(map.has_interpreter());
+}
+
+TEST(CodeMap, NewNMethodReplacesStaleOverlappingOnes) {
+  // add_nmethod reads the prologue: the "code" must be readable memory.
+  static uint8_t code[0x1000];
+  std::memset(code, 0x90, sizeof(code));
+  const auto base = reinterpret_cast<uintptr_t>(code);
+  CodeMap map;
+  auto m1 = reinterpret_cast<jmethodID>(0x10), m2 = reinterpret_cast<jmethodID>(0x20);
+  map.add_nmethod(m1, base, 0x400, 1);
+  EXPECT_EQ(find(map, base + 0x100)->method, m1);
+  // Its unload event not seen yet, the memory is reused for another nmethod.
+  map.add_nmethod(m2, base + 0x200, 0x400, 2);
+  EXPECT_EQ(map.nmethods(), 1u);
+  EXPECT_EQ(find(map, base + 0x100), nullptr);
+  EXPECT_EQ(find(map, base + 0x300)->method, m2);
+  EXPECT_EQ(find(map, base + 0x300)->frame_size, 0u);  // no prologue in NOPs
+  map.remove_nmethod(base + 0x200);
+  EXPECT_EQ(find(map, base + 0x300), nullptr);
+  map.clear();
+  EXPECT_EQ(map.nmethods(), 0u);
+}
+
+TEST(CodeMap, ScansC2AndC1Prologues) {
+  // C2: inline-cache check, then "sub rsp, 0x18; mov [rsp + 0x10], rbp".
+  const uint8_t c2[] = {0x90, 0x90, 0x48, 0x83, 0xEC, 0x18, 0x48, 0x89, 0x6C, 0x24, 0x10, 0x90, 0x90, 0x90};
+  CodeRange r{};
+  scan_prologue(c2, sizeof(c2), &r);
+  EXPECT_EQ(r.frame_size, 0x18u);
+  EXPECT_FALSE(r.pushes_rbp);
+  EXPECT_EQ(r.prologue_begin, 2u);  // the sub
+  EXPECT_EQ(r.prologue_end, 11u);   // after the mov that saves rbp
+  // C1: "push rbp; sub rsp, 0x30".
+  const uint8_t c1[] = {0x90, 0x55, 0x48, 0x83, 0xEC, 0x30, 0x90, 0x90, 0x90, 0x90, 0x90};
+  r = CodeRange{};
+  scan_prologue(c1, sizeof(c1), &r);
+  EXPECT_EQ(r.frame_size, 0x30u);
+  EXPECT_TRUE(r.pushes_rbp);
+  EXPECT_EQ(r.prologue_begin, 1u);  // the push
+  EXPECT_EQ(r.prologue_end, 6u);    // after the sub
+  // Nothing recognisable: unknown.
+  const uint8_t none[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90};
+  r = CodeRange{};
+  scan_prologue(none, sizeof(none), &r);
+  EXPECT_EQ(r.frame_size, 0u);
+}
+
+jmethodID M(uintptr_t v) { return reinterpret_cast<jmethodID>(v); }
+
+TEST(FrameTyping, MatchesInlinedFramesToTheirPhysicalFrame) {
+  // Virtual frames: leaf (inlined into mid), mid (root of an nmethod), caller (interpreted),
+  // a native method, then two frames beyond the walk.
+  AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}, {9, M(3)}, {kAsgctNativeBci, M(4)}, {1, M(5)}, {2, M(6)}};
+  PhysicalFrame physical[] = {{M(2), CodeKind::kNMethod}, {nullptr, CodeKind::kInterpreter}};
+  int types[6];
+  EXPECT_EQ(type_from_physical(frames, 6, physical, 2, types), 4);
+  EXPECT_EQ(types[0], JVMTI_FRAME_INLINE);
+  EXPECT_EQ(types[1], JVMTI_FRAME_JIT);
+  EXPECT_EQ(types[2], JVMTI_FRAME_INTERPRETER);
+  EXPECT_EQ(types[3], JVMTI_FRAME_NATIVE);
+  EXPECT_EQ(types[4], kTypeUnknown);
+  EXPECT_EQ(types[5], kTypeUnknown);
+}
+
+TEST(FrameTyping, StopsWhereTheWalkAndAsgctDisagree) {
+  AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}};
+  PhysicalFrame physical[] = {{M(9), CodeKind::kNMethod}};
+  int types[2];
+  EXPECT_EQ(type_from_physical(frames, 2, physical, 1, types), 0);
+  EXPECT_EQ(types[0], kTypeUnknown);
+  EXPECT_EQ(types[1], kTypeUnknown);
+}
+
+}  // namespace
+}  // namespace jvmkit::walk
