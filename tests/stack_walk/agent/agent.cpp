@@ -236,6 +236,7 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
 
 }  // namespace
 
+bool check_threads(const char* prefix, long min_delivered) { return check_tracked_threads(prefix, min_delivered); }
 int64_t agent_thread_starts() { return g_agent_thread_starts.load(); }
 const std::string& mode() { return g_mode; }
 

@@ -98,6 +98,10 @@ void parse_options(const char* text);
 // Runs the bad-input table (mode=bad_input); returns false on a failed row.
 bool run_bad_input_table(JNIEnv* jni);
 
+// Checks that every tracked thread whose name starts with prefix got at least min_delivered traces
+// (and, with the option require_method, that its traces contain that method); prints each thread.
+bool check_threads(const char* prefix, long min_delivered);
+
 // Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.
 bool check_accounting(const char* when, bool expect_pending_zero);
 

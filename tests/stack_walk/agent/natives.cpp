@@ -88,22 +88,9 @@ JNIEXPORT jint JNICALL Java_jvmkit_test_walk_Agent_violations(JNIEnv*, jclass) {
 JNIEXPORT jboolean JNICALL Java_jvmkit_test_walk_Agent_checkThreads(JNIEnv* jni, jclass, jstring prefix_string,
                                                                     jint min) {
   const char* prefix = jni->GetStringUTFChars(prefix_string, nullptr);
-  bool ok = true;
-  int found = 0;
-  for (int i = 0; i < std::min(g_tracked_count.load(), kMaxTracked); i++) {
-    Tracked& t = g_tracked[i];
-    if (std::strncmp(t.name, prefix, std::strlen(prefix)) != 0) continue;
-    found++;
-    std::fprintf(stderr, "  thread %-24s delivered %lld failed %lld\n", t.name, (long long)t.delivered.load(),
-                 (long long)t.failed.load());
-    if (t.delivered.load() < min) {
-      violation("thread %s: %lld traces, want >= %d", t.name, (long long)t.delivered.load(), min);
-      ok = false;
-    }
-  }
-  if (found == 0) violation("no tracked thread named %s*", prefix);
+  bool ok = check_threads(prefix, min);
   jni->ReleaseStringUTFChars(prefix_string, prefix);
-  return ok && found > 0 && seen().identity_mismatches == 0;
+  return ok && seen().identity_mismatches == 0;
 }
 
 // Point 9: Enable/Disable cycled under sampling. Every Disable must leave pending == 0 with the
