@@ -1,6 +1,11 @@
 # Compiler settings shared by every target: warnings are errors, sanitizers when asked for.
 
 set(JVMKIT_WARNINGS -Wall -Wextra -Werror -Wno-missing-field-initializers)
+# GCC 12 at -O3 (Release) reports -Wrestrict inside libstdc++'s std::string operator+ for ordinary
+# code (GCC bug 105329, a false positive fixed in GCC 13); as an error it breaks the Release build.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  list(APPEND JVMKIT_WARNINGS -Wno-restrict)
+endif()
 
 # Applies the project's warning flags (and sanitizer flags in a sanitizer build) to TARGET.
 function(jvmkit_target_defaults target)

@@ -175,9 +175,13 @@ class Profiler {
         continue;
       }
       std::string name = thread_os_name(sorted[i].first);
-      out.emplace_back(
-          "'" + (name.empty() ? std::string("ended") : name) + "' (tid " + std::to_string(sorted[i].first) + ")",
-          sorted[i].second);
+      if (name.empty()) name = "ended";
+      std::string label = "'";
+      label += name;
+      label += "' (tid ";
+      label += std::to_string(sorted[i].first);
+      label += ")";
+      out.emplace_back(std::move(label), sorted[i].second);
     }
     if (rest > 0) out.emplace_back("other threads", rest);
     return out;
