@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the unit and JVM tests (ctest, on every JDK
-# found), then the unit tests again under AddressSanitizer+UBSan and under ThreadSanitizer.
+# found), then the unit tests again under AddressSanitizer+UBSan and under ThreadSanitizer, then the
+# README's main job (scripts/demo.sh).
 # Ends with one summary line. Long runs (label "slow") are not part of it: ctest -L slow runs them.
 #
 # Environment: JVMKIT_EXTRA_JDKS=home1:home2 adds JDKs; JVMKIT_SKIP_SANITIZERS=1 skips the
@@ -68,6 +69,18 @@ if [ "${JVMKIT_SKIP_SANITIZERS:-0}" != 1 ]; then
   done
 else
   parts+=("sanitizers skipped (JVMKIT_SKIP_SANITIZERS=1)")
+fi
+
+# The README's main job, as a user runs it: a Release build of the profiler, the demo profiled, a
+# flame graph written. (Release compiles with other warnings than the test build.)
+echo "== main job: scripts/demo.sh"
+rm -f out/demo-flamegraph.html
+if scripts/demo.sh 2 >build/demo.log 2>&1 && grep -q 'jvmkit.demo.Demo.countPrimes' out/demo-flamegraph.html; then
+  tail -3 build/demo.log
+  passed=$((passed + 1)); parts+=("main-job 1/1")
+else
+  tail -40 build/demo.log
+  failed=$((failed + 1)); failed_names+=("main job: scripts/demo.sh (log: build/demo.log)")
 fi
 
 echo
