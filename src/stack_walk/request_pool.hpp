@@ -41,7 +41,6 @@ struct Request {
   jint num_frames;  // kCaptured: ASGCT's result (<= 0 is a failure code)
   uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext
   uintptr_t sp;
-  bool recovered;      // kCaptured: the frames come from a retry from the caller (recovery.cpp)
   int physical_count;  // kCaptured: physical frames found from the top (frame types)
   PhysicalFrame physical[kMaxPhysicalFrames];
   AsgctFrame frames[kMaxFrames];

@@ -439,7 +439,6 @@ jvmtiError Walker::request_thread(jthread thread, void* ucontext, const jvmtiSta
   request->pc = 0;
   request->sp = 0;
   request->physical_count = 0;
-  request->recovered = false;
   if (request->target == nullptr) {
     pool->abandon(index);
     leave_gate(state);

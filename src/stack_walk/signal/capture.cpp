@@ -81,20 +81,17 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
     request->pc = 0;
     request->sp = 0;
     request->physical_count = 0;
-    request->recovered = false;
     request->num_frames = 0;
     if (ucontext != nullptr) {
       request->kind = RequestKind::kCaptured;
       const ucontext_t* uc = static_cast<const ucontext_t*>(ucontext);
       request->pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
       request->sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
-      request->physical_count = 0;
-      request->recovered = false;
       const CodeMap* code_map = state.code_map.load(std::memory_order_acquire);
       AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
       if (code_map != nullptr) {
         request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
-                                                    request->physical, &request->physical_count, &request->recovered);
+                                                    request->physical, &request->physical_count);
       } else {
         AsgctTrace trace{jni, 0, request->frames};
         asgct(&trace, kMaxFrames, ucontext);

@@ -297,9 +297,7 @@ void learn_native_text() {
 }
 
 jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
-                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count,
-                           bool* recovered) noexcept {
-  *recovered = false;
+                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count) noexcept {
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   const Regs at{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
                 static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
@@ -351,7 +349,6 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
         walk_physical(*code, FrameRegs{from.pc, from.sp, from.fp}, physical + walked, kMaxPhysicalFrames - walked);
     *physical_count = walked;
     rc.recovered[kind].fetch_add(1, std::memory_order_relaxed);
-    *recovered = true;
     return retried;
   };
   for (int step = 0; step < kMaxSteps && retries < kMaxRetries; step++) {

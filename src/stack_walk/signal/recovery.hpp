@@ -34,10 +34,9 @@ inline bool recoverable_code(jint code) noexcept { return code == -5 || code == 
 // Runs ASGCT on UCONTEXT into FRAMES (capacity DEPTH) and, when it fails with a recoverable code,
 // retries from a validated caller context. Returns ASGCT's final result (> 0: frames written).
 // On success, PHYSICAL (capacity kMaxPhysicalFrames) receives the physical frames from the top
-// (see physical_walk.hpp; *PHYSICAL_COUNT may be 0 when the top is not in known Java code), and
-// *RECOVERED tells whether the frames come from a recovery.
+// (see physical_walk.hpp; *PHYSICAL_COUNT may be 0 when the top is not in known Java code).
+// Recoveries are counted by kind in recovery_counters().
 jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
-                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count,
-                           bool* recovered) noexcept;
+                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count) noexcept;
 
 }  // namespace jvmkit::walk
