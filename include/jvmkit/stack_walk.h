@@ -246,7 +246,10 @@ typedef enum {
   JVMKIT_UNRECOVERED_INTERPRETER = 1,  /* the PC is in the interpreter (not recovered) */
   JVMKIT_UNRECOVERED_NO_CALLER = 2,    /* no candidate return address passed validation */
   JVMKIT_UNRECOVERED_RETRY_FAILED = 3, /* AsyncGetCallTrace failed from the validated caller too */
-  JVMKIT_UNRECOVERED_REASON_COUNT = 4
+  JVMKIT_UNRECOVERED_NO_STACK_BOUNDS = 4, /* the thread's stack bounds are unknown (the JavaThread
+                                             layout failed its start-up check), so jvmkit does not
+                                             read the stack: AsyncGetCallTrace's answer stands */
+  JVMKIT_UNRECOVERED_REASON_COUNT = 5
 } jvmkitUnrecoveredReason;
 
 typedef struct {

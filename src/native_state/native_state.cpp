@@ -5,6 +5,7 @@
 
 #include <new>
 
+#include "core/java_thread.hpp"
 #include "native_state/state_map.hpp"
 
 using jvmkit::native_state::SetResult;
@@ -49,9 +50,19 @@ void throw_out_of_memory(JNIEnv* env, const char* what) {
   if (!env->ExceptionCheck()) throw_new(env, "java/lang/OutOfMemoryError", what);
 }
 
+// Whether the caller has an exception pending (every call then fails and leaves it as it is).
+// ExceptionCheck is a transition into the VM and back, a third of get_state's cost; once
+// init_state_table has checked the JavaThread layout, the thread's own field answers the same.
+bool exception_pending(JNIEnv* env) {
+  if (const jvmkit::hotspot::JavaThreadLayout* layout = jvmkit::hotspot::known_java_thread_layout()) {
+    return layout->has_pending_exception(env);
+  }
+  return env->ExceptionCheck();
+}
+
 // The checks every high-level call starts with. False (with the exception pending) on failure.
 bool check_object_call(JNIEnv* env, jobject obj, state_table* table) {
-  if (env->ExceptionCheck()) return false;  // leave the caller's exception as it is
+  if (exception_pending(env)) return false;  // leave the caller's exception as it is
   if (table == nullptr) {
     throw_new(env, "java/lang/NullPointerException", "native state table is NULL");
     return false;
@@ -107,6 +118,9 @@ struct state_table* init_state_table_with_size(JNIEnv* env, jclass clazz, jint s
   // Missing, static or non-int field: GetFieldID fails with NoSuchFieldError pending.
   jfieldID field = env->GetFieldID(clazz, "native_state", "I");
   if (field == nullptr) return nullptr;
+  // Once per process (a no-op after): lets exception_pending skip ExceptionCheck. On failure (an
+  // unexpected JVM, or a virtual thread) ExceptionCheck stays in use.
+  jvmkit::hotspot::learn_java_thread_layout(env);
   state_table* table = new (std::nothrow) state_table(static_cast<size_t>(size));
   if (table == nullptr || !table->map.ok()) {
     delete table;

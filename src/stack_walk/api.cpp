@@ -125,6 +125,8 @@ JVMKIT_WALK_EXPORT const char* JvmkitUnrecoveredReasonName(jvmkitUnrecoveredReas
       return "no_caller";
     case JVMKIT_UNRECOVERED_RETRY_FAILED:
       return "retry_failed";
+    case JVMKIT_UNRECOVERED_NO_STACK_BOUNDS:
+      return "no_stack_bounds";
     default:
       return "unknown";
   }

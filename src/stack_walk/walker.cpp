@@ -9,6 +9,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/java_thread.hpp"
 #include "core/jdk_version.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
@@ -184,6 +185,7 @@ void Walker::on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni) {
 
 jvmtiError Walker::live_setup(JNIEnv* jni) {
   warn_about_jdk();
+  learn_thread_layout(jni);
   env_offset_.learn(jni, jvmti_);
   create_method_ids(jni);
   // Code generated before Enable: replay its events (stubs and the interpreter for recovery,
@@ -239,6 +241,18 @@ void Walker::on_class_prepare(jvmtiEnv* jvmti, JNIEnv*, jclass klass) {
 void Walker::on_thread_start(JNIEnv* jni, jthread thread) { threads_.add(jni, jni, thread, published_now(), true); }
 
 void Walker::on_thread_end(JNIEnv* jni) { threads_.end(jni, published_now()); }
+
+void Walker::learn_thread_layout(JNIEnv* jni) {
+  // Without it the handler does not read the stack at all: no recovery, no physical walk (frame
+  // types then come from AsyncGetCallTrace's answer alone). Worth a warning, not a failure.
+  std::string why;
+  if (hotspot::learn_java_thread_layout(jni, &why) == nullptr) {
+    std::fprintf(stderr,
+                 "jvmkit: warning: cannot read this JVM's thread stack bounds (%s); samples AsyncGetCallTrace "
+                 "cannot place are not recovered, and frame types are approximate\n",
+                 why.c_str());
+  }
+}
 
 void Walker::warn_about_jdk() {
   static std::atomic<bool> warned{false};

@@ -46,6 +46,7 @@ class Walker {
   void teardown(bool dead);
   void create_method_ids(JNIEnv* jni);
   void warn_about_jdk();
+  void learn_thread_layout(JNIEnv* jni);
   static void JNICALL delivery_main(jvmtiEnv* jvmti, JNIEnv* jni, void* arg);
   void delivery_loop(JNIEnv* jni);
   void drain_without_thread();

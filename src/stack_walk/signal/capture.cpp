@@ -1,6 +1,7 @@
 // SIGNAL CONTEXT. This file holds the only code of the stack walker that runs inside a signal
 // handler. It may call: atomics, HotSpot's AsyncGetCallTrace, JavaVM::GetEnv (a thread-local
-// read), and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
+// read), two loads from the current thread's JavaThread (its stack bounds, through the layout
+// checked at Enable), and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
 // lock, JNI or JVMTI functions, stdio, or anything else that is not async-signal-safe. It does
 // not touch errno-visible state beyond the wake-up syscall. Time is bounded by ASGCT's walk of at
 // most kMaxFrames frames.
@@ -14,6 +15,7 @@
 
 #include <cerrno>
 
+#include "core/java_thread.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/recovery.hpp"
 
@@ -48,6 +50,14 @@ class ErrnoGuard {
  private:
   int saved_;
 };
+
+// The top of the current thread's stack if SP lies on it, else 0 (unknown: the stack is not read).
+uintptr_t stack_top_for(JNIEnv* jni, uintptr_t sp) noexcept {
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr) return 0;
+  const hotspot::StackRange stack = layout->stack_of(jni);
+  return stack.contains(sp) ? stack.hi : 0;
+}
 
 jvmtiError reject(jvmkitRejectReason reason, jvmtiError error) noexcept {
   counters().count_rejected(reason);
@@ -90,8 +100,9 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
       const CodeMap* code_map = state.code_map.load(std::memory_order_acquire);
       AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
       if (code_map != nullptr) {
-        request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
-                                                    request->physical, &request->physical_count);
+        request->num_frames =
+            capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
+                                  stack_top_for(jni, request->sp), request->physical, &request->physical_count);
       } else {
         AsgctTrace trace{jni, 0, request->frames};
         asgct(&trace, kMaxFrames, ucontext);

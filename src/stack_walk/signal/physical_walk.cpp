@@ -1,10 +1,11 @@
 // SIGNAL CONTEXT. The physical frames of a stack that AsyncGetCallTrace walked successfully.
 //
 // May call: CodeSnapshot::find and plain loads of stack slots. May NOT call anything else (no
-// allocation, locks, JNI/JVMTI). Every slot read lies in [sp, sp + kMaxWalkReach) of the
-// interrupted thread and is derived from a frame whose return address was checked (a call site in
-// known Java code), so a wrong guess ends the walk instead of wandering; the slots of real frames
-// are on the thread's own, mapped stack.
+// allocation, locks, JNI/JVMTI). Every slot read lies on the interrupted thread's own stack,
+// between its SP and the stack's top as HotSpot recorded it (and at most kMaxWalkReach above SP):
+// memory that is mapped whatever the values read. Each frame is derived from one whose return
+// address was checked (a call site in known Java code), so a wrong guess ends the walk instead of
+// wandering.
 //
 // Frame layout on x86_64 HotSpot (what HotSpot's own frame::sender does):
 //   compiled (nmethod) frame at SP, prologue "sub rsp, N": return address at [SP + N] (C2, rbp
@@ -14,6 +15,7 @@
 //     caller's SP (before any adapter extended the stack) at [rbp - 8] (sender SP).
 #include "stack_walk/signal/physical_walk.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "stack_walk/signal/call_site.hpp"
@@ -32,9 +34,9 @@ uintptr_t load(uintptr_t address) noexcept {
 
 }  // namespace
 
-int walk_physical(const CodeSnapshot& code, FrameRegs at, PhysicalFrame* out, int max) noexcept {
+int walk_physical(const CodeSnapshot& code, FrameRegs at, uintptr_t stack_top, PhysicalFrame* out, int max) noexcept {
   const uintptr_t lo = at.sp;
-  const uintptr_t hi = at.sp + kMaxWalkReach;
+  const uintptr_t hi = std::min(at.sp + kMaxWalkReach, stack_top);
   auto holds = [&](uintptr_t a) { return a >= lo && a + 8 <= hi && (a & 7) == 0; };
   const CodeRange* r = code.find(at.pc);
   int n = 0;

@@ -25,7 +25,8 @@ struct FrameRegs {
 
 // Walks physical frames from FROM (a PC in Java code: the interrupted PC, or the caller a recovery
 // retried from) while each return address is a call site in Java code the snapshot knows, at most
-// MAX frames and within kMaxWalkReach bytes above FROM.sp. Returns the number written to OUT.
-int walk_physical(const CodeSnapshot& code, FrameRegs from, PhysicalFrame* out, int max) noexcept;
+// MAX frames and within the thread's stack: below STACK_TOP (its highest address, from its
+// JavaThread) and at most kMaxWalkReach bytes above FROM.sp. Returns the number written to OUT.
+int walk_physical(const CodeSnapshot& code, FrameRegs from, uintptr_t stack_top, PhysicalFrame* out, int max) noexcept;
 
 }  // namespace jvmkit::walk

@@ -2,9 +2,10 @@
 //
 // May call: atomics, ASGCT, CodeSnapshot::find (a binary search over an immutable snapshot held
 // through a SnapshotCell reader), and plain loads from memory that is known to be mapped:
-//   - the interrupted thread's stack between its SP and SP + kMaxFrameReach: the signal frame was
-//     pushed below SP on this same stack, and a thread running Java code has far more than that
-//     of frames (and then its pthread block) above SP;
+//   - the interrupted thread's stack between its SP and the lower of SP + kMaxStackReach and the
+//     stack's top (HotSpot's JavaThread::_stack_base, read through the layout checked at Enable,
+//     see core/java_thread.hpp). The signal frame was pushed below SP on this same stack, so all
+//     of that range is mapped, whatever garbage a frame-pointer guess reads from it;
 //   - code bytes inside ranges of the code map: the code cache is reserved once and never
 //     unmapped, so even a stale range still reads as memory.
 // May NOT call: malloc/free, locks, JNI/JVMTI, stdio, longjmp. Never dereferences a pointer read
@@ -23,6 +24,7 @@
 #include <link.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "stack_walk/signal/call_site.hpp"
@@ -297,7 +299,8 @@ void learn_native_text() {
 }
 
 jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
-                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count) noexcept {
+                           const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
+                           int* physical_count) noexcept {
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   const Regs at{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
                 static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
@@ -312,8 +315,10 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
   if (result <= 0) {
     recovery_counters().first_codes[result >= -10 ? -result : 11].fetch_add(1, std::memory_order_relaxed);
   }
-  if (result > 0 && code != nullptr && is_java(range)) {
-    *physical_count = walk_physical(*code, FrameRegs{at.pc, at.sp, at.fp}, physical, kMaxPhysicalFrames);
+  const bool stack_known = stack_top > at.sp;
+  if (result > 0 && code != nullptr && is_java(range) && stack_known) {
+    *physical_count =
+        walk_physical(*code, FrameRegs{at.pc, at.sp, at.fp}, stack_top, physical, kMaxPhysicalFrames);
   }
   if (result > 0 || !recoverable_code(result) || code == nullptr) return result;
   // -4 (not walkable, not in Java) is only ours to fix when the PC is in code we know.
@@ -321,6 +326,10 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
 
   RecoveryCounters& rc = recovery_counters();
   rc.attempted.fetch_add(1, std::memory_order_relaxed);
+  if (!stack_known) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_NO_STACK_BOUNDS].fetch_add(1, std::memory_order_relaxed);
+    return result;
+  }
   if (range != nullptr && range->kind == CodeKind::kInterpreter) {
     rc.unrecovered[JVMKIT_UNRECOVERED_INTERPRETER].fetch_add(1, std::memory_order_relaxed);
     return result;
@@ -329,7 +338,7 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
   // A compiled method interrupted in its prologue/epilogue is itself the top frame: its root
   // method goes first (location unknown), and its caller follows from the retry.
   const bool nmethod = range != nullptr && range->kind == CodeKind::kNMethod;
-  const Bounds bounds{at.sp, at.sp + kMaxStackReach};
+  const Bounds bounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)};
   Regs cur = at;
   const CodeRange* cur_range = range;
   bool cur_interrupted = true;  // CUR is an interrupted context (not a return address)
@@ -345,8 +354,8 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
       retried += 1;
       physical[walked++] = {range->method, CodeKind::kNMethod};
     }
-    walked +=
-        walk_physical(*code, FrameRegs{from.pc, from.sp, from.fp}, physical + walked, kMaxPhysicalFrames - walked);
+    walked += walk_physical(*code, FrameRegs{from.pc, from.sp, from.fp}, stack_top, physical + walked,
+                            kMaxPhysicalFrames - walked);
     *physical_count = walked;
     rc.recovered[kind].fetch_add(1, std::memory_order_relaxed);
     return retried;

@@ -35,8 +35,11 @@ inline bool recoverable_code(jint code) noexcept { return code == -5 || code == 
 // retries from a validated caller context. Returns ASGCT's final result (> 0: frames written).
 // On success, PHYSICAL (capacity kMaxPhysicalFrames) receives the physical frames from the top
 // (see physical_walk.hpp; *PHYSICAL_COUNT may be 0 when the top is not in known Java code).
-// Recoveries are counted by kind in recovery_counters().
+// Recoveries are counted by kind in recovery_counters(). STACK_TOP is the highest address of the
+// thread's stack (0: unknown); no stack slot at or above it is read, and with 0 none at all (the
+// physical walk and the recovery are skipped).
 jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
-                           const CodeMap& code_map, PhysicalFrame* physical, int* physical_count) noexcept;
+                           const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
+                           int* physical_count) noexcept;
 
 }  // namespace jvmkit::walk

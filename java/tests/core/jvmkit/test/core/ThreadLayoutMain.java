@@ -1,0 +1,73 @@
+package jvmkit.test.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Checks jvmkit's direct reads of HotSpot's JavaThread (src/core/java_thread.hpp) from several
+ * threads: the layout is learnt, each thread's stack bounds contain a local variable of that thread
+ * and differ between threads, and the pending-exception field follows Throw/ExceptionClear and
+ * an exception raised by Java code. Exits 0 when every check holds; the native side prints what
+ * failed.
+ */
+public final class ThreadLayoutMain {
+  /** Returns the number of failed checks on the calling thread; prints them. */
+  static native int checkCurrentThread(String label);
+
+  /** The top of the calling thread's stack as jvmkit reads it (0 if the layout is unknown). */
+  static native long stackTop();
+
+  /** Calls back into thrower() and reports whether jvmkit saw the exception it left pending. */
+  static native boolean seesExceptionFromJava();
+
+  static void thrower() {
+    throw new IllegalStateException("left pending for the native caller");
+  }
+
+  public static void main(String[] args) throws Exception {
+    System.loadLibrary("core_thread_layout_jni");
+    int failures = checkCurrentThread("main");
+    if (!seesExceptionFromJava()) {
+      System.out.println("FAIL: an exception thrown by Java code was not seen as pending");
+      failures++;
+    }
+    List<Thread> threads = new ArrayList<>();
+    long[] tops = new long[4];
+    int[] threadFailures = new int[4];
+    // All four stay alive until each has read its stack top: an ended thread's stack is reused.
+    CountDownLatch read = new CountDownLatch(4);
+    for (int i = 0; i < 4; i++) {
+      final int index = i;
+      Thread t = new Thread(() -> {
+        threadFailures[index] = checkCurrentThread("worker-" + index);
+        tops[index] = stackTop();
+        read.countDown();
+        try {
+          read.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "worker-" + i);
+      threads.add(t);
+      t.start();
+    }
+    for (Thread t : threads) t.join();
+    long mainTop = stackTop();
+    for (int i = 0; i < 4; i++) {
+      failures += threadFailures[i];
+      for (int j = 0; j < i; j++) {
+        if (tops[i] == tops[j]) {
+          System.out.println("FAIL: two live threads have the same stack top");
+          failures++;
+        }
+      }
+      if (tops[i] == mainTop) {
+        System.out.println("FAIL: a worker has main's stack top");
+        failures++;
+      }
+    }
+    System.out.println(failures == 0 ? "OK: JavaThread layout checked on 5 threads" : "FAILED: " + failures);
+    System.exit(failures == 0 ? 0 : 1);
+  }
+}

@@ -1,0 +1,65 @@
+// Direct reads of the current thread's HotSpot JavaThread, for the two places where a JNI call
+// is too slow or not allowed: a signal handler that must know the bounds of the stack it
+// unwinds, and get_state's check for a pending exception.
+//
+// A thread's JNIEnv is a field of its JavaThread, so the JavaThread is at a fixed distance below
+// the JNIEnv. That distance is learnt from java.lang.Thread.eetop (which holds the JavaThread
+// address) on one thread; the field offsets come from the JVM's own gHotSpotVMStructs table.
+// Every value is then checked against what the current thread is known to have (its pthread
+// stack, ExceptionCheck) before the layout is published. A layout that fails a check is not
+// used: callers fall back to their slower or more conservative path.
+#pragma once
+
+#include <jni.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+namespace jvmkit::hotspot {
+
+// The part of a thread's stack that belongs to it: [lo, hi), hi being the highest address.
+struct StackRange {
+  uintptr_t lo = 0, hi = 0;
+  bool contains(uintptr_t address) const noexcept { return address >= lo && address < hi; }
+};
+
+struct JavaThreadLayout {
+  intptr_t env_offset = 0;         // JNIEnv address - JavaThread address
+  intptr_t stack_base = 0;         // offset of JavaThread::_stack_base (the stack's highest address)
+  intptr_t stack_size = 0;         // offset of JavaThread::_stack_size
+  intptr_t pending_exception = 0;  // offset of ThreadShadow::_pending_exception (an oop)
+
+  // SIGNAL SAFE. The stack of the thread whose JNIEnv is ENV: two loads from its JavaThread.
+  // Only for the current thread (another thread's JavaThread may be freed meanwhile).
+  StackRange stack_of(JNIEnv* env) const noexcept {
+    const char* thread = reinterpret_cast<const char*>(env) - env_offset;
+    uintptr_t base, size;
+    std::memcpy(&base, thread + stack_base, sizeof(base));
+    std::memcpy(&size, thread + stack_size, sizeof(size));
+    if (size == 0 || size > base) return {};
+    return {base - size, base};
+  }
+
+  // Whether the current thread (ENV's) has a Java exception pending: what ExceptionCheck answers,
+  // without its transition into the VM. Only the thread itself sets or clears the field (an
+  // asynchronous exception is installed by the thread itself at a safepoint check), so the owner
+  // reads it race-free.
+  bool has_pending_exception(JNIEnv* env) const noexcept {
+    const char* thread = reinterpret_cast<const char*>(env) - env_offset;
+    const void* oop;
+    std::memcpy(&oop, thread + pending_exception, sizeof(oop));
+    return oop != nullptr;
+  }
+};
+
+// The layout of this JVM, learnt and checked on the current thread (a platform thread attached to
+// the JVM; normal context: it calls JNI and pthread functions). Learnt once per process; later
+// calls return the same layout. nullptr when it cannot be learnt or fails a check; *WHY (if not
+// null) then says why, for a warning.
+const JavaThreadLayout* learn_java_thread_layout(JNIEnv* env, std::string* why = nullptr);
+
+// SIGNAL SAFE. The layout learnt so far, or nullptr.
+const JavaThreadLayout* known_java_thread_layout() noexcept;
+
+}  // namespace jvmkit::hotspot

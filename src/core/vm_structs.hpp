@@ -1,0 +1,17 @@
+// Field offsets from HotSpot's own description of its data structures (gHotSpotVMStructs, the
+// table the Serviceability Agent reads). libjvm.so exports it in every stock build; a field that
+// is not in the table of the running JVM is reported as missing, never guessed.
+//
+// Not signal context: looks up libjvm with dl_iterate_phdr/dlopen and walks the table.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace jvmkit::hotspot {
+
+// The offset of FIELD inside TYPE (a non-static field), as the running JVM describes it, or
+// nothing when libjvm or the entry is missing. TYPE is HotSpot's class name ("JavaThread").
+std::optional<intptr_t> vm_struct_offset(const char* type, const char* field);
+
+}  // namespace jvmkit::hotspot
