@@ -6,13 +6,19 @@
 # the least disturbed runs) of the same invocation of this script.
 #
 # Usage: bench/profiler/overhead.sh [BUILD_DIR] [REPETITIONS] [ROUNDS]
-#   defaults: build/prof, 7 repetitions, 1000 rounds (~2 s per run on an idle core)
+#   defaults: build/prof, 7 repetitions, 3s
+#   ROUNDS: a number of rounds for every JDK, or a duration "Ns": for each JDK, the number of rounds
+#   whose timed phase takes about N seconds of the main thread's CPU time without the agent,
+#   calibrated by one run that is not counted (CPU time, so that a loaded machine does not shrink
+#   the count; JDK 25 does the same rounds ~1.8x faster than JDK 17: a fixed count gives it a
+#   shorter timed phase, on which any fixed cost and noise weigh more). The chosen count is
+#   printed and, per JDK, used alike with and without the profiler.
 # Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/prof}
 reps=${2:-7}
-rounds=${3:-1000}
+rounds_arg=${3:-3s}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 agent="$build/src/profiler/libjvmkit_prof.so"
 classes="$build/classes/java_test_profiler"
@@ -20,6 +26,18 @@ classes="$build/classes/java_test_profiler"
 jdks=(/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+
+# rounds_for JDK -> the rounds to run on JDK (see ROUNDS above)
+rounds_for() {
+  case "$rounds_arg" in
+    *s)
+      local seconds=${rounds_arg%s} probe=500 ns
+      ns=$("$1/bin/java" -cp "$classes" jvmkit.test.profiler.OverheadWorkload "$probe" | awk '{print $4}')
+      [ -n "$ns" ] && [ "$ns" -gt 0 ] || { echo "calibration run failed on $1" >&2; exit 1; }
+      awk -v s="$seconds" -v p="$probe" -v ns="$ns" 'BEGIN { printf "%d\n", s * 1e9 * p / ns }' ;;
+    *) echo "$rounds_arg" ;;
+  esac
+}
 
 run() {  # run JDK CONFIG -> "elapsed_ns cpu_ns"
   local java=$1/bin/java config=$2 line
@@ -36,19 +54,26 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[
 minimum() { sort -n | head -1; }
 
 echo "# jvmkit profiler overhead: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $reps repetitions x {none, cpu 10ms, cpu 1ms}, $rounds rounds per run"
+echo "# $reps repetitions x {none, cpu 10ms, cpu 1ms}, rounds per run: $rounds_arg"
 echo
-echo "| JDK | config | median wall (s) | min wall (s) | median CPU (s) | wall ratio (median) | wall ratio (min) | CPU ratio (median) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| JDK | rounds | config | median wall (s) | min wall (s) | median CPU (s) | wall ratio (median) | wall ratio (min) | CPU ratio (median) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+notes=()
 for jdk in "${jdks[@]}"; do
   [ -x "$jdk/bin/java" ] || { echo "| $(basename "$jdk") | skipped: not installed |"; continue; }
   version=$("$jdk/bin/java" -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
+  rounds=$(rounds_for "$jdk")
   : >"$out/none" ; : >"$out/10ms" ; : >"$out/1ms"
   for ((r = 0; r < reps; r++)); do
     for config in $(printf '%s\n' none 10ms 1ms | shuf); do
       run "$jdk" "$config" >>"$out/$config"
+      if [ "$config" = 1ms ]; then cp "$out/report.txt" "$out/report.1ms"; fi
     done
   done
+  # The agent's own account of the last 1 ms run: samples, failures, ASGCT recoveries (each one
+  # re-runs AsyncGetCallTrace in the handler).
+  notes+=("$version, last 1 ms run: $(grep -E 'samples requested|stack-walk recovery' "$out/report.1ms" |
+    sed 's/^jvmkit profiler: //' | tr '\n' ';')")
   base_med=$(cut -d' ' -f1 "$out/none" | median)
   base_min=$(cut -d' ' -f1 "$out/none" | minimum)
   base_cpu=$(cut -d' ' -f2 "$out/none" | median)
@@ -56,9 +81,11 @@ for jdk in "${jdks[@]}"; do
     med=$(cut -d' ' -f1 "$out/$config" | median)
     min=$(cut -d' ' -f1 "$out/$config" | minimum)
     cpu=$(cut -d' ' -f2 "$out/$config" | median)
-    awk -v jdk="$version" -v c="$config" -v med="$med" -v min="$min" -v cpu="$cpu" -v bm="$base_med" \
+    awk -v jdk="$version" -v r="$rounds" -v c="$config" -v med="$med" -v min="$min" -v cpu="$cpu" -v bm="$base_med" \
         -v bmin="$base_min" -v bc="$base_cpu" 'BEGIN {
-      printf "| %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", jdk, c, med / 1e9, min / 1e9, cpu / 1e9,
+      printf "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", jdk, r, c, med / 1e9, min / 1e9, cpu / 1e9,
              med / bm, min / bmin, cpu / bc }'
   done
 done
+echo
+for note in "${notes[@]}"; do echo "- $note"; done

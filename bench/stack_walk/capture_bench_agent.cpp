@@ -5,7 +5,6 @@
 // trace (with trivial callbacks).
 // Options: rate=<Hz total> (default 2000); compare (also time bare AsyncGetCallTrace on the same
 // signal, i.e. the same stack, alternating which of the two runs first).
-#include <dirent.h>
 #include <dlfcn.h>
 #include <jni.h>
 #include <jvmti.h>
@@ -20,17 +19,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include <jvmkit/stack_walk.h>
 
+#include "bench/stack_walk/bench_agent.hpp"
+#include "bench/stack_walk/walker_thread.hpp"
+#include "tests/support/rate_pacer.hpp"
+
 namespace {
 
 jvmtiEnv* g_jvmti = nullptr;
-constexpr int kMaxThreads = 64;
-std::atomic<pid_t> g_tids[kMaxThreads];
-std::atomic<int> g_thread_count{0};
+using jvmkit::bench::g_worker_tids;
+using jvmkit::bench::kMaxWorkers;
 std::atomic<bool> g_running{false};
 pthread_t g_sampler;
 long g_rate = 2000;
@@ -40,7 +41,7 @@ long g_rate = 2000;
 constexpr int kBuckets = 10001;
 std::atomic<int64_t> g_hist[kBuckets];
 std::atomic<int64_t> g_cpu_hist[kBuckets];
-std::atomic<int64_t> g_frames{0};
+using jvmkit::bench::g_frames;
 // compare: bare AsyncGetCallTrace into a per-thread buffer, timed like the capture.
 bool g_compare = false;
 JavaVM* g_vm = nullptr;
@@ -55,7 +56,7 @@ struct AsgctTrace {
 };
 using Asgct = void (*)(AsgctTrace*, jint, void*);
 Asgct g_asgct = nullptr;
-AsgctFrame g_bare_frames[kMaxThreads][1024];
+AsgctFrame g_bare_frames[kMaxWorkers][1024];
 std::atomic<int64_t> g_bare_hist[kBuckets];
 std::atomic<int64_t> g_bare_cpu_hist[kBuckets];
 std::atomic<int64_t> g_bare_frames_total{0}, g_bare_ok{0};
@@ -67,21 +68,13 @@ int64_t now_ns(clockid_t clock = CLOCK_MONOTONIC) {
   return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
 }
 
-void JNICALL on_begin(jthread, jboolean, void*) {}
-void JNICALL on_end(jthread, void*) {}
-jint JNICALL on_frame(jvmtiFrameType, jmethodID, jlocation, void*) {
-  g_frames.fetch_add(1, std::memory_order_relaxed);
-  return JVMKIT_FRAME_CONTINUE;
-}
-void JNICALL on_failure(jthread, void*) {}
-
 void record(std::atomic<int64_t>* hist, std::atomic<int64_t>* cpu_hist, int64_t wall_ns, int64_t cpu_ns) {
   hist[std::min<int64_t>(wall_ns / 100, kBuckets - 1)].fetch_add(1, std::memory_order_relaxed);
   cpu_hist[std::min<int64_t>(cpu_ns / 100, kBuckets - 1)].fetch_add(1, std::memory_order_relaxed);
 }
 
 void timed_capture(void* uc) {
-  jvmtiStackTraceCallbacks cb = {on_begin, on_end, on_frame, on_failure};
+  jvmtiStackTraceCallbacks cb = jvmkit::bench::counting_callbacks();
   int64_t cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID);
   int64_t start = now_ns();
   RequestStackTrace(g_jvmti, nullptr, uc, cb, nullptr);
@@ -109,8 +102,8 @@ void handler(int, siginfo_t*, void* uc) {
   int slot = -1;
   if (g_compare && g_asgct != nullptr) {
     pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
-    for (int i = 0; i < kMaxThreads; i++) {
-      if (g_tids[i].load(std::memory_order_relaxed) == self) slot = i;
+    for (int i = 0; i < kMaxWorkers; i++) {
+      if (g_worker_tids[i].load(std::memory_order_relaxed) == self) slot = i;
     }
   }
   if (slot < 0) {
@@ -126,73 +119,21 @@ void handler(int, siginfo_t*, void* uc) {
 }
 
 void* sampler(void*) {
-  const int64_t interval = 1'000'000'000 / g_rate;
-  timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
+  jvmkit::testing::RatePacer pacer(g_rate);  // one signal per wake-up
   int cursor = 0;
   while (g_running.load()) {
-    next.tv_nsec += interval;
-    while (next.tv_nsec >= 1'000'000'000) {
-      next.tv_nsec -= 1'000'000'000;
-      next.tv_sec++;
-    }
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
-    int n = std::min(g_thread_count.load(), kMaxThreads);
+    pacer.wait();
+    int n = jvmkit::bench::worker_count();
     if (n == 0) continue;
-    pid_t tid = g_tids[cursor++ % n].load();
+    pid_t tid = g_worker_tids[cursor++ % n].load();
     if (tid != 0) syscall(SYS_tgkill, getpid(), tid, SIGRTMIN + 3);
   }
   return nullptr;
 }
 
-void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv*, jthread thread) {
-  jvmtiThreadInfo info;
-  std::memset(&info, 0, sizeof(info));
-  if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE || info.name == nullptr) return;
-  if (std::strncmp(info.name, "worker-", 7) == 0) {
-    int i = g_thread_count.fetch_add(1);
-    if (i < kMaxThreads) g_tids[i].store(static_cast<pid_t>(syscall(SYS_gettid)));
-  }
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
-}
-
-void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) {
-  pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
-  for (auto& t : g_tids) {
-    pid_t expected = self;
-    t.compare_exchange_strong(expected, 0);
-  }
-}
-
 void JNICALL on_vm_init(jvmtiEnv*, JNIEnv*, jthread) {
   g_running.store(true);
   pthread_create(&g_sampler, nullptr, sampler, nullptr);
-}
-
-// CPU time (ms) of the thread whose comm starts with "jvmkit stack" (comm is cut at 15 chars).
-double delivery_thread_cpu_ms() {
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return -1;
-  double ms = -1;
-  long ticks = sysconf(_SC_CLK_TCK);
-  while (dirent* e = readdir(dir)) {
-    std::string base = std::string("/proc/self/task/") + e->d_name;
-    std::ifstream comm(base + "/comm");
-    std::string name;
-    std::getline(comm, name);
-    if (name.rfind("jvmkit stack", 0) != 0) continue;
-    std::ifstream stat(base + "/stat");
-    std::string line;
-    std::getline(stat, line);
-    size_t close = line.rfind(')');
-    char state;
-    long skip, utime, stime;
-    std::sscanf(line.c_str() + close + 2, "%c %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld %ld", &state, &skip, &skip,
-                &skip, &skip, &skip, &skip, &skip, &skip, &skip, &skip, &utime, &stime);
-    ms = 1000.0 * (utime + stime) / ticks;
-  }
-  closedir(dir);
-  return ms;
 }
 
 double percentile_us(const std::atomic<int64_t>* hist, double p, int64_t total) {
@@ -208,7 +149,7 @@ double percentile_us(const std::atomic<int64_t>* hist, double p, int64_t total) 
 void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
   g_running.store(false);
   pthread_join(g_sampler, nullptr);
-  double cpu_ms = delivery_thread_cpu_ms();
+  double cpu_ms = jvmkit::bench::delivery_thread_cpu_ns() / 1e6;
   DisableRequestStackTrace(jvmti);
   jvmkitStackWalkCounters c;
   JvmkitGetStackWalkCounters(&c);
@@ -251,22 +192,5 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   g_compare = opts.find("compare") != std::string::npos;
   g_vm = vm;
   g_asgct = reinterpret_cast<Asgct>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
-  if (vm->GetEnv(reinterpret_cast<void**>(&g_jvmti), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
-  jvmtiEventCallbacks cb;
-  std::memset(&cb, 0, sizeof(cb));
-  cb.VMInit = on_vm_init;
-  cb.VMDeath = on_vm_death;
-  cb.ThreadStart = on_thread_start;
-  cb.ThreadEnd = on_thread_end;
-  g_jvmti->SetEventCallbacks(&cb, sizeof(cb));
-  for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
-    g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr);
-  }
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof(sa));
-  sa.sa_sigaction = handler;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigaction(SIGRTMIN + 3, &sa, nullptr);
-  JvmkitSetJavaVM(vm);
-  return EnableRequestStackTrace(g_jvmti) == JVMTI_ERROR_NONE ? JNI_OK : JNI_ERR;
+  return jvmkit::bench::setup_agent(vm, &g_jvmti, on_vm_init, on_vm_death, SIGRTMIN + 3, handler);
 }

@@ -130,6 +130,18 @@ class Profiler {
                                                      walk.rejected_by_reason[r]);
       }
     }
+    jvmkitRecoveryCounters recovery{};
+    if (JvmkitGetRecoveryCounters(&recovery) == JVMTI_ERROR_NONE) {
+      report.counts.recovery_attempted = recovery.attempted;
+      for (int k = 0; k < JVMKIT_RECOVERY_KIND_COUNT; k++) {
+        report.counts.recovered_by_kind.emplace_back(JvmkitRecoveryKindName(static_cast<jvmkitRecoveryKind>(k)),
+                                                     recovery.recovered_by_kind[k]);
+      }
+      for (int r = 0; r < JVMKIT_UNRECOVERED_REASON_COUNT; r++) {
+        report.counts.unrecovered_by_reason.emplace_back(
+            JvmkitUnrecoveredReasonName(static_cast<jvmkitUnrecoveredReason>(r)), recovery.unrecovered_by_reason[r]);
+      }
+    }
     report.counts.failed_by_thread = failures_by_thread();
     report.top = top_methods(profile_, 10);
     report.total_samples = profile_.total_samples();

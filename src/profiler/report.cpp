@@ -25,9 +25,27 @@ std::string report_text(const ReportInput& in) {
     }
     if (!s.empty()) out += std::string("jvmkit profiler: ") + what + ": " + s + "\n";
   };
+  if (c.overflowed > 0) {
+    std::snprintf(line, sizeof(line),
+                  "jvmkit profiler: %lld samples lost: the user's queue of pending signals was full "
+                  "(RLIMIT_SIGPENDING, shared by all the user's processes; the kernel sent SIGIO instead)\n",
+                  static_cast<long long>(c.overflowed));
+    out += line;
+  }
   reasons("failed by reason", c.failed_by_reason);
   reasons("failed by thread", c.failed_by_thread);
   reasons("dropped by reason", c.dropped_by_reason);
+  if (c.recovery_attempted > 0) {
+    int64_t recovered = 0;
+    for (const auto& [name, n] : c.recovered_by_kind) recovered += n;
+    std::snprintf(line, sizeof(line),
+                  "jvmkit profiler: stack-walk recovery: attempted %lld, recovered %lld, not recovered %lld\n",
+                  static_cast<long long>(c.recovery_attempted), static_cast<long long>(recovered),
+                  static_cast<long long>(c.recovery_attempted - recovered));
+    out += line;
+    reasons("recovered by kind", c.recovered_by_kind);
+    reasons("not recovered by reason", c.unrecovered_by_reason);
+  }
   if (!in.top.empty()) {
     out += "jvmkit profiler: top methods (self samples):\n";
     for (const MethodCount& m : in.top) {

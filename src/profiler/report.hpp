@@ -13,17 +13,23 @@
 namespace jvmkit::prof {
 
 struct SampleCounts {
-  int64_t signals = 0;    // sampling signals handled while profiling
-  int64_t requested = 0;  // RequestStackTrace calls
-  int64_t accepted = 0;   // ... that returned JVMTI_ERROR_NONE
-  int64_t not_java = 0;   // ... rejected because the thread is not a Java thread
-  int64_t dropped = 0;    // ... rejected for any other reason (pool full, ...)
-  int64_t delivered = 0;  // traces received (endStackTrace)
-  int64_t failed = 0;     // failure callbacks
-  int64_t empty = 0;      // delivered traces without a frame (not added to the profile)
+  int64_t signals = 0;     // sampling signals handled while profiling
+  int64_t requested = 0;   // RequestStackTrace calls
+  int64_t accepted = 0;    // ... that returned JVMTI_ERROR_NONE
+  int64_t not_java = 0;    // ... rejected because the thread is not a Java thread
+  int64_t dropped = 0;     // ... rejected for any other reason (pool full, ...)
+  int64_t overflowed = 0;  // signals the kernel could not queue (RLIMIT_SIGPENDING reached): lost
+  int64_t delivered = 0;   // traces received (endStackTrace)
+  int64_t failed = 0;      // failure callbacks
+  int64_t empty = 0;       // delivered traces without a frame (not added to the profile)
   std::vector<std::pair<std::string, int64_t>> failed_by_reason;   // from the library
   std::vector<std::pair<std::string, int64_t>> dropped_by_reason;  // from the library
   std::vector<std::pair<std::string, int64_t>> failed_by_thread;   // thread name -> failures, largest first
+  // The library's recovery of samples AsyncGetCallTrace could not place (JvmkitGetRecoveryCounters):
+  // each attempt re-runs AsyncGetCallTrace in the signal handler, so it is also a cost figure.
+  int64_t recovery_attempted = 0;
+  std::vector<std::pair<std::string, int64_t>> recovered_by_kind;
+  std::vector<std::pair<std::string, int64_t>> unrecovered_by_reason;
 };
 
 struct ReportInput {

@@ -1,8 +1,9 @@
 // The sampling signal handler: the profiler's only code that runs in signal context.
 //
 // SIGNAL CONTEXT (signal_sampler.cpp): the handler may only read the pre-set globals below, bump
-// lock-free atomic counters, call gettid and RequestStackTrace (async-signal-safe for the current
-// thread, per stack_walk.h). No allocation, no locks, no JNI/JVMTI, errno preserved.
+// lock-free atomic counters, use an initial-exec thread-local, call gettid and RequestStackTrace
+// (async-signal-safe for the current thread, per stack_walk.h). No allocation, no locks, no
+// JNI/JVMTI, errno preserved.
 #ifndef JVMKIT_PROFILER_SIGNAL_SAMPLER_HPP
 #define JVMKIT_PROFILER_SIGNAL_SAMPLER_HPP
 
@@ -17,7 +18,9 @@ namespace jvmkit::prof {
 // interrupted thread from ENV with CALLBACKS and the thread's OS id as user_data. Fails when
 // another handler already owns the signal. The handler starts inactive, and stays installed for
 // the life of the process (a signal may still be pending after sampling stopped; the default
-// action of a real-time signal would kill the JVM).
+// action of a real-time signal would kill the JVM). Also catches SIGIO when it has no handler: the
+// kernel sends it instead of a perf event's signal when the user's queue of pending signals is
+// full (counted as overflowed, see SampleCounts).
 Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceCallbacks& callbacks);
 
 // Turns sampling on or off (off: the handler returns at once).
@@ -27,7 +30,7 @@ void set_sampling_active(bool active);
 // 512 threads). Not for signal context.
 bool is_known_non_java_thread(pid_t tid);
 
-// Adds the handler's counts (signals, requested, accepted, not_java, dropped) to *COUNTS.
+// Adds the handler's counts (signals, requested, accepted, not_java, dropped, overflowed) to *COUNTS.
 void read_signal_counts(SampleCounts* counts);
 
 }  // namespace jvmkit::prof

@@ -5,6 +5,8 @@
 // (a local reference, inside a local frame that lives until endStackTrace returns), so a method
 // whose class was unloaded between capture and delivery turns the request into a failure, and
 // every jmethodID handed to stackFrame stays valid until endStackTrace returns.
+#include <array>
+#include <cstdint>
 #include <cstring>
 
 #include "stack_walk/counters.hpp"
@@ -19,6 +21,22 @@ namespace {
 void clear_exception(JNIEnv* jni) {
   if (jni->ExceptionCheck()) jni->ExceptionClear();
 }
+
+// The methods whose declaring class the trace being delivered has already pinned. Stacks repeat
+// methods (recursion, the same call chain seen twice), and each pin costs a JVMTI call and a local
+// reference: a method seen again needs none, its class is held by the reference taken the first
+// time, in the same local frame. Direct-mapped and exact: a slot holds one whole jmethodID, so a
+// collision costs a second pin, never a missed one.
+class PinnedMethods {
+ public:
+  bool contains(jmethodID method) const { return slots_[slot(method)] == method; }
+  void add(jmethodID method) { slots_[slot(method)] = method; }
+
+ private:
+  static constexpr size_t kSlots = 64;
+  static size_t slot(jmethodID method) { return (reinterpret_cast<uintptr_t>(method) >> 3) & (kSlots - 1); }
+  std::array<jmethodID, kSlots> slots_{};
+};
 
 }  // namespace
 
@@ -74,15 +92,20 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
     fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
     return;
   }
-  // Decide the outcome before beginStackTrace: pin every declaring class.
+  // Decide the outcome before beginStackTrace: pin every declaring class (once per method).
   jvmkitFailureReason reason = JVMKIT_FAILURE_REASON_COUNT;
+  PinnedMethods pinned;
   for (jint i = 0; i < count && reason == JVMKIT_FAILURE_REASON_COUNT; i++) {
     jmethodID method = request.frames[i].method_id;
     jclass holder = nullptr;
     if (method == nullptr) {
       reason = JVMKIT_FAILURE_NOT_WALKABLE;
+    } else if (pinned.contains(method)) {
+      continue;
     } else if (jvmti_->GetMethodDeclaringClass(method, &holder) != JVMTI_ERROR_NONE || holder == nullptr) {
       reason = JVMKIT_FAILURE_CLASS_UNLOADED;
+    } else {
+      pinned.add(method);
     }
   }
   if (reason != JVMKIT_FAILURE_REASON_COUNT) {
@@ -97,12 +120,24 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   typed_fallback_ += count - exact;
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
+  // The fallback type depends only on the method (and the native marker): a run of frames of one
+  // method (recursion) asks for it once.
+  jmethodID fallback_method = nullptr;
+  bool fallback_native = false;
+  jvmtiFrameType fallback_type = JVMTI_FRAME_INTERPRETER;
   cb.beginStackTrace(thread, JNI_FALSE, request.user_data);
   for (jint i = 0; i < count; i++) {
     const AsgctFrame& frame = request.frames[i];
     bool native_marker = frame.lineno == kAsgctNativeBci;
-    jvmtiFrameType type = types[i] != kTypeUnknown ? static_cast<jvmtiFrameType>(types[i])
-                                                   : frame_types_.type_of(jvmti_, frame.method_id, native_marker);
+    jvmtiFrameType type = static_cast<jvmtiFrameType>(types[i]);
+    if (types[i] == kTypeUnknown) {
+      if (frame.method_id != fallback_method || native_marker != fallback_native) {
+        fallback_method = frame.method_id;
+        fallback_native = native_marker;
+        fallback_type = frame_types_.type_of(jvmti_, frame.method_id, native_marker);
+      }
+      type = fallback_type;
+    }
     jlocation location = frame.lineno < 0 ? -1 : static_cast<jlocation>(frame.lineno);
     if (cb.stackFrame(type, frame.method_id, location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
   }

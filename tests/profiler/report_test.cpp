@@ -33,5 +33,29 @@ TEST(Report, NamesEveryCountTheTopMethodsAndTheOutput) {
   EXPECT_NE(text.find("to /tmp/x.html"), std::string::npos);
 }
 
+TEST(Report, SaysHowManySamplesNeededARecoveryOnlyWhenAnyDid) {
+  ReportInput in;
+  in.output = "wrote";
+  EXPECT_EQ(report_text(in).find("recovery"), std::string::npos);
+  in.counts.recovery_attempted = 12;
+  in.counts.recovered_by_kind = {{"stub_entry", 7}, {"vtable_stub", 0}, {"native_leaf", 3}};
+  in.counts.unrecovered_by_reason = {{"unknown_pc", 2}, {"interpreter", 0}};
+  std::string text = report_text(in);
+  EXPECT_NE(text.find("stack-walk recovery: attempted 12, recovered 10, not recovered 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("recovered by kind: stub_entry 7, native_leaf 3\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("not recovered by reason: unknown_pc 2\n"), std::string::npos) << text;
+}
+
+TEST(Report, SaysWhenSamplesWereLostToAFullSignalQueue) {
+  ReportInput in;
+  in.output = "wrote";
+  EXPECT_EQ(report_text(in).find("RLIMIT_SIGPENDING"), std::string::npos);
+  in.counts.overflowed = 5;
+  std::string text = report_text(in);
+  EXPECT_NE(text.find("5 samples lost: the user's queue of pending signals was full (RLIMIT_SIGPENDING"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace jvmkit::prof

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "agent.hpp"
+#include "tests/support/rate_pacer.hpp"
 
 namespace walktest {
 
@@ -46,18 +47,11 @@ void* sampler_main(void*) {
   struct sched_param param;
   param.sched_priority = 1;
   pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
-  const int64_t interval_ns = 1'000'000'000 / g_rate;
-  struct timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
+  jvmkit::testing::RatePacer pacer(g_rate);  // one signal per wake-up
   int cursor = 0;
   pid_t pid = getpid();
   while (g_running.load()) {
-    next.tv_nsec += interval_ns;
-    while (next.tv_nsec >= 1'000'000'000) {
-      next.tv_nsec -= 1'000'000'000;
-      next.tv_sec++;
-    }
-    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nullptr);
+    pacer.wait();
     int n = std::min(g_tracked_count.load(), kMaxTracked);
     for (int tries = 0; tries < n; tries++) {
       int index = cursor++ % n;
