@@ -46,19 +46,26 @@ TEST(SnapshotCell, ConcurrentReadersSeeWholeSnapshots) {
   cell.publish(std::make_unique<Payload>(0));
   std::atomic<bool> stop{false};
   std::atomic<long> bad{0}, reads{0};
+  std::atomic<int> started{0};
   std::vector<std::thread> readers;
   for (int i = 0; i < 3; i++) {
     readers.emplace_back([&] {
       long last = 0;
+      bool first = true;
       while (!stop.load(std::memory_order_relaxed)) {
         jvmkit::SnapshotCell<Payload>::Reader r(cell);
         const Payload* p = r.get();
         if (p->check != ~p->value || p->value < last) bad++;
         last = p->value;
         reads++;
+        if (first) started++;
+        first = false;
       }
     });
   }
+  // On a loaded machine the readers may not run before the writer is done: publish only once each
+  // has read, so that reads overlap publication.
+  while (started.load() < 3) std::this_thread::yield();
   for (long v = 1; v <= 20000; v++) cell.publish(std::make_unique<Payload>(v));
   stop = true;
   for (auto& t : readers) t.join();
