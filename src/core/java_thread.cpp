@@ -19,27 +19,35 @@ std::mutex g_learn_mutex;
 JavaThreadLayout g_layout;  // written once under g_learn_mutex, before g_known publishes it
 std::atomic<const JavaThreadLayout*> g_known{nullptr};
 
-// java.lang.Thread.eetop of the current thread: its JavaThread address, or 0 (e.g. a virtual
-// thread, whose eetop is unused).
-jlong current_eetop(JNIEnv* env) {
+std::atomic<jfieldID> g_eetop_field{nullptr};
+
+// Thread.eetop's field ID, looked up once (java.lang.Thread is never unloaded), or nullptr.
+jfieldID eetop_field(JNIEnv* env) {
+  if (jfieldID field = g_eetop_field.load(std::memory_order_acquire)) return field;
   jclass thread_class = env->FindClass("java/lang/Thread");
-  if (thread_class == nullptr) return 0;
-  jlong eetop = 0;
-  jfieldID eetop_field = env->GetFieldID(thread_class, "eetop", "J");
+  jfieldID field = thread_class == nullptr ? nullptr : env->GetFieldID(thread_class, "eetop", "J");
+  if (field == nullptr) env->ExceptionClear();
+  if (thread_class != nullptr) env->DeleteLocalRef(thread_class);
+  if (field != nullptr) g_eetop_field.store(field, std::memory_order_release);
+  return field;
+}
+
+// The current thread's java.lang.Thread (a local reference), or nullptr.
+jobject current_thread(JNIEnv* env) {
+  jclass thread_class = env->FindClass("java/lang/Thread");
+  if (thread_class == nullptr) {
+    env->ExceptionClear();
+    return nullptr;
+  }
+  jobject self = nullptr;
   jmethodID current = env->GetStaticMethodID(thread_class, "currentThread", "()Ljava/lang/Thread;");
-  if (eetop_field != nullptr && current != nullptr) {
-    jobject self = env->CallStaticObjectMethod(thread_class, current);
-    if (env->ExceptionCheck()) {
-      env->DeleteLocalRef(thread_class);
-      return 0;  // the caller reports it
-    }
-    if (self != nullptr) {
-      eetop = env->GetLongField(self, eetop_field);
-      env->DeleteLocalRef(self);
-    }
+  if (current != nullptr) self = env->CallStaticObjectMethod(thread_class, current);
+  if (env->ExceptionCheck()) {
+    env->ExceptionClear();
+    self = nullptr;
   }
   env->DeleteLocalRef(thread_class);
-  return eetop;
+  return self;
 }
 
 // The current thread's stack as glibc knows it: what HotSpot itself records at thread start.
@@ -89,14 +97,9 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   layout.stack_size = *size;
   layout.pending_exception = *pending;
 
-  const jlong eetop = current_eetop(env);
-  if (env->ExceptionCheck()) {
-    env->ExceptionClear();
-    return fail("reading Thread.eetop threw");
-  }
-  if (eetop == 0) return fail("Thread.eetop is not set on this thread");
-  layout.env_offset = reinterpret_cast<intptr_t>(env) - static_cast<intptr_t>(eetop);
-  if (layout.env_offset <= 0 || layout.env_offset >= kMaxEnvOffset) return fail("Thread.eetop is implausible");
+  const std::optional<intptr_t> env_offset = current_env_offset(env);
+  if (!env_offset) return fail("Thread.eetop is unset or implausible on this thread");
+  layout.env_offset = *env_offset;
 
   // HotSpot records the pthread stack's top as is, and its size less any glibc guard area.
   const std::optional<StackRange> real = pthread_stack();
@@ -113,6 +116,21 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
 }
 
 }  // namespace
+
+jlong java_thread_address(JNIEnv* env, jobject thread) {
+  jfieldID field = eetop_field(env);
+  return field == nullptr || thread == nullptr ? 0 : env->GetLongField(thread, field);
+}
+
+std::optional<intptr_t> current_env_offset(JNIEnv* env) {
+  jobject self = current_thread(env);
+  const jlong eetop = java_thread_address(env, self);
+  if (self != nullptr) env->DeleteLocalRef(self);
+  if (eetop == 0) return std::nullopt;
+  const intptr_t offset = reinterpret_cast<intptr_t>(env) - static_cast<intptr_t>(eetop);
+  if (offset <= 0 || offset >= kMaxEnvOffset) return std::nullopt;
+  return offset;
+}
 
 const JavaThreadLayout* learn_java_thread_layout(JNIEnv* env, std::string* why) {
   if (const JavaThreadLayout* known = g_known.load(std::memory_order_acquire)) return known;

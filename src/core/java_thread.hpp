@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace jvmkit::hotspot {
@@ -52,6 +53,15 @@ struct JavaThreadLayout {
     return oop != nullptr;
   }
 };
+
+// java.lang.Thread.eetop of THREAD: the address of its JavaThread, or 0 (not started, ended, or a
+// virtual thread). Normal context; THREAD is any reference to a java.lang.Thread.
+jlong java_thread_address(JNIEnv* env, jobject thread);
+
+// The current thread's JNIEnv address minus its JavaThread address, from Thread.eetop; nullopt if
+// eetop is unset or the distance is implausible. No other check: learn_java_thread_layout checks
+// it with the rest of the layout; a caller that needs only this offset checks it on a second thread.
+std::optional<intptr_t> current_env_offset(JNIEnv* env);
 
 // The layout of this JVM, learnt and checked on the current thread (a platform thread attached to
 // the JVM; normal context: it calls JNI and pthread functions). Learnt once per process; later

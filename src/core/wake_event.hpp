@@ -8,6 +8,13 @@
 // empty calls wait(token). A producer publishes first, then calls notify(), which changes the word:
 // either the consumer's re-check inside wait() sees the new value, or the kernel's compare in
 // FUTEX_WAIT does, or the consumer is already asleep and counted in waiters_, so notify wakes it.
+//
+// A consumer that expects more work soon may nap() instead: a timed sleep that notify() does not
+// cut short (so producers make no syscall while it naps) but urge() does. Producers urge only when
+// waiting for the nap's end would cost too much (a queue filling up). Protocol: the consumer calls
+// begin_nap(), re-checks its urgency condition, then nap(); a producer makes the condition true,
+// then calls urge(). With both sides sequentially consistent, either the consumer's re-check sees
+// the condition or the producer sees the nap begun and wakes it.
 #pragma once
 
 #include <linux/futex.h>
@@ -30,9 +37,7 @@ class WakeEvent {
   void wait(uint32_t token, int64_t timeout_ns) noexcept {
     waiters_.fetch_add(1, std::memory_order_seq_cst);
     if (word_.load(std::memory_order_seq_cst) == token) {
-      struct timespec ts;
-      ts.tv_sec = static_cast<time_t>(timeout_ns / 1000000000);
-      ts.tv_nsec = static_cast<long>(timeout_ns % 1000000000);
+      struct timespec ts = to_timespec(timeout_ns);
       syscall(SYS_futex, futex_word(), FUTEX_WAIT_PRIVATE, token, &ts, nullptr, 0);
     }
     waiters_.fetch_sub(1, std::memory_order_seq_cst);
@@ -41,17 +46,51 @@ class WakeEvent {
   // Async-signal-safe. Wakes the waiter, if any.
   void notify() noexcept {
     word_.fetch_add(1, std::memory_order_seq_cst);
-    if (waiters_.load(std::memory_order_seq_cst) != 0) {
-      syscall(SYS_futex, futex_word(), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+    if (waiters_.load(std::memory_order_seq_cst) != 0) futex_wake(&word_);
+  }
+
+  // Announces a nap; the caller re-checks its urgency condition before nap() (see above).
+  void begin_nap() noexcept { napping_.store(1, std::memory_order_seq_cst); }
+
+  // Sleeps timeout_ns, or less if urge() is called after begin_nap(). Ends the nap.
+  void nap(int64_t timeout_ns) noexcept {
+    const uint32_t seen = urge_word_.load(std::memory_order_seq_cst);
+    if (napping_.load(std::memory_order_seq_cst) != 0) {
+      struct timespec ts = to_timespec(timeout_ns);
+      syscall(SYS_futex, reinterpret_cast<uint32_t*>(&urge_word_), FUTEX_WAIT_PRIVATE, seen, &ts, nullptr, 0);
     }
+    napping_.store(0, std::memory_order_seq_cst);
+  }
+
+  // Cancels a nap announced with begin_nap() that the caller decided not to take.
+  void cancel_nap() noexcept { napping_.store(0, std::memory_order_seq_cst); }
+
+  // Async-signal-safe. Ends the current nap, if any: one syscall per nap at most, however many
+  // producers urge it.
+  void urge() noexcept {
+    if (napping_.load(std::memory_order_seq_cst) == 0) return;
+    if (napping_.exchange(0, std::memory_order_seq_cst) == 0) return;
+    urge_word_.fetch_add(1, std::memory_order_seq_cst);
+    futex_wake(&urge_word_);
   }
 
  private:
+  static struct timespec to_timespec(int64_t ns) noexcept {
+    struct timespec ts;
+    ts.tv_sec = static_cast<time_t>(ns / 1000000000);
+    ts.tv_nsec = static_cast<long>(ns % 1000000000);
+    return ts;
+  }
+  static void futex_wake(std::atomic<uint32_t>* word) noexcept {
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
+  }
   uint32_t* futex_word() noexcept { return reinterpret_cast<uint32_t*>(&word_); }
 
   static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t), "futex word must be 32 bits");
   std::atomic<uint32_t> word_{0};
   std::atomic<uint32_t> waiters_{0};
+  std::atomic<uint32_t> urge_word_{0};
+  std::atomic<uint32_t> napping_{0};
 };
 
 }  // namespace jvmkit

@@ -27,7 +27,7 @@ std::string report_text(const ReportInput& in) {
   };
   if (c.overflowed > 0) {
     std::snprintf(line, sizeof(line),
-                  "jvmkit profiler: %lld samples lost: the user's queue of pending signals was full "
+                  "jvmkit profiler: at least %lld samples lost: the user's queue of pending signals was full "
                   "(RLIMIT_SIGPENDING, shared by all the user's processes; the kernel sent SIGIO instead)\n",
                   static_cast<long long>(c.overflowed));
     out += line;

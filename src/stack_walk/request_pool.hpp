@@ -57,13 +57,17 @@ class RequestPool {
     if (!free_.pop(index)) return nullptr;
     return &slots_[*index];
   }
-  // Async-signal-safe. Hands a filled slot to the delivery thread and wakes it.
+  // Async-signal-safe. Hands a filled slot to the delivery thread and wakes it if it waits, or
+  // if it naps while a quarter of the pool is already waiting for it.
   void publish(uint32_t index) noexcept {
     // Cannot fail: at most slots() indices exist, ready_ holds that many, and its only consumer
     // (the delivery thread) frees a cell before it can take the next one.
     ready_.push(index);
     wake_.notify();
+    if (backlog_is_urgent()) wake_.urge();
   }
+  // Whether so many requests wait that the delivery thread must not finish its nap first.
+  bool backlog_is_urgent() const noexcept { return published() - taken() >= urgent_backlog_; }
   // Async-signal-safe. Gives back a slot that was acquired but will not be published.
   void abandon(uint32_t index) noexcept { free_.push(index); }
 
@@ -79,6 +83,7 @@ class RequestPool {
 
  private:
   uint32_t slots_count_;
+  uint64_t urgent_backlog_;
   std::unique_ptr<Request[]> slots_;
   // A stack, not a ring: releasing a slot must never fail while a preempted handler is still
   // inside its pop (core/index_stack.hpp), or the slot would be lost and the pool would shrink.

@@ -2,54 +2,29 @@
 
 #include <limits>
 
+#include "core/java_thread.hpp"
+
 namespace jvmkit::walk {
 
 namespace {
 constexpr uint64_t kOpen = std::numeric_limits<uint64_t>::max();
-// A JNIEnv sits in the JavaThread object itself, a few hundred bytes in on JDK 17-25. Anything
-// outside this window means eetop is not what we think it is.
-constexpr intptr_t kMaxPlausibleOffset = 1 << 14;
 }  // namespace
 
-std::optional<intptr_t> EnvOffset::offset_of_current(JNIEnv* jni, jvmtiEnv* jvmti) {
-  if (eetop_ == nullptr) {
-    jclass thread_class = jni->FindClass("java/lang/Thread");
-    if (thread_class == nullptr) {
-      jni->ExceptionClear();
-      return std::nullopt;
-    }
-    eetop_ = jni->GetFieldID(thread_class, "eetop", "J");
-    jni->DeleteLocalRef(thread_class);
-    if (eetop_ == nullptr) {
-      jni->ExceptionClear();
-      return std::nullopt;
-    }
-  }
-  jthread self = nullptr;
-  if (jvmti->GetCurrentThread(&self) != JVMTI_ERROR_NONE || self == nullptr) return std::nullopt;
-  jlong eetop = jni->GetLongField(self, eetop_);
-  jni->DeleteLocalRef(self);
-  if (eetop == 0) return std::nullopt;
-  intptr_t offset = reinterpret_cast<intptr_t>(jni) - static_cast<intptr_t>(eetop);
-  if (offset <= 0 || offset >= kMaxPlausibleOffset) return std::nullopt;
-  return offset;
-}
-
-bool EnvOffset::learn(JNIEnv* jni, jvmtiEnv* jvmti) {
-  offset_ = offset_of_current(jni, jvmti);
+bool EnvOffset::learn(JNIEnv* jni) {
+  offset_ = hotspot::current_env_offset(jni);
   return offset_.has_value();
 }
 
-bool EnvOffset::validate(JNIEnv* jni, jvmtiEnv* jvmti) {
+bool EnvOffset::validate(JNIEnv* jni) {
   if (!offset_) return false;
-  std::optional<intptr_t> here = offset_of_current(jni, jvmti);
+  std::optional<intptr_t> here = hotspot::current_env_offset(jni);
   if (!here || *here != *offset_) offset_.reset();
   return offset_.has_value();
 }
 
 JNIEnv* EnvOffset::env_of(JNIEnv* jni, jthread thread) const {
-  if (!offset_ || eetop_ == nullptr) return nullptr;
-  jlong eetop = jni->GetLongField(thread, eetop_);
+  if (!offset_) return nullptr;
+  jlong eetop = hotspot::java_thread_address(jni, thread);
   if (eetop == 0) return nullptr;
   return reinterpret_cast<JNIEnv*>(static_cast<intptr_t>(eetop) + *offset_);
 }

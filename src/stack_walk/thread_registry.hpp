@@ -29,22 +29,22 @@
 
 namespace jvmkit::walk {
 
-// The offset of a thread's JNIEnv inside its JavaThread (the value of Thread.eetop).
+// The offset of a thread's JNIEnv inside its JavaThread (whose address is Thread.eetop), learnt
+// with hotspot::current_env_offset. Kept apart from the checked JavaThreadLayout: the registry
+// needs only this offset, and still works on a JVM whose other layout fields fail their checks.
 class EnvOffset {
  public:
   // Learns the offset from the current thread. Returns false if eetop is missing or implausible.
-  bool learn(JNIEnv* jni, jvmtiEnv* jvmti);
+  bool learn(JNIEnv* jni);
   // Checks the learnt offset on the current thread (a different one). Returns whether it holds;
   // a failed check clears the offset.
-  bool validate(JNIEnv* jni, jvmtiEnv* jvmti);
+  bool validate(JNIEnv* jni);
   bool valid() const { return offset_.has_value(); }
   // The JNIEnv of a live THREAD, or nullptr (thread ended, offset unknown).
   JNIEnv* env_of(JNIEnv* jni, jthread thread) const;
   void reset() { offset_.reset(); }
 
  private:
-  std::optional<intptr_t> offset_of_current(JNIEnv* jni, jvmtiEnv* jvmti);
-  jfieldID eetop_ = nullptr;
   std::optional<intptr_t> offset_;
 };
 

@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,8 +22,11 @@ namespace {
 
 constexpr uint32_t kPoolSlots = 1024;
 constexpr int64_t kIdleWaitNs = 100'000'000;
-constexpr long kNapNs = 1'000'000;
-constexpr int kQuietNaps = 50;
+// While requests keep coming, the delivery thread naps, starting at kFirstNapNs and doubling up to
+// kLongestNapNs; after kQuietNs without a request it waits on the wake event again.
+constexpr int64_t kFirstNapNs = 1'000'000;
+constexpr int64_t kLongestNapNs = 16'000'000;
+constexpr int64_t kQuietNs = 100'000'000;
 // A look-up miss rescans the live threads at most this often (misses are normal for JVM-internal
 // threads that GetAllThreads does not list, e.g. compiler threads).
 constexpr uint64_t kRescanIntervalNs = 20'000'000;
@@ -186,7 +190,7 @@ void Walker::on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni) {
 jvmtiError Walker::live_setup(JNIEnv* jni) {
   warn_about_jdk();
   learn_thread_layout(jni);
-  env_offset_.learn(jni, jvmti_);
+  env_offset_.learn(jni);
   create_method_ids(jni);
   // Code generated before Enable: replay its events (stubs and the interpreter for recovery,
   // compiled methods for recovery and frame types). Duplicates of events already seen replace
@@ -289,6 +293,7 @@ void Walker::teardown(bool dead) {
     if (delivery_state_ == DeliveryState::kRunning) {
       stop_.store(true, std::memory_order_seq_cst);
       pool_->wake().notify();
+      pool_->wake().urge();
       delivery_cv_.wait(dl, [this] { return delivery_state_ == DeliveryState::kExited; });
     } else {
       dl.unlock();
@@ -336,7 +341,7 @@ void JNICALL Walker::delivery_main(jvmtiEnv*, JNIEnv* jni, void* arg) { static_c
 void Walker::delivery_loop(JNIEnv* jni) {
   // A second thread checks the JNIEnv offset learnt on the enabling thread before threads that
   // existed before Enable are registered through it.
-  if (env_offset_.validate(jni, jvmti_)) {
+  if (env_offset_.validate(jni)) {
     threads_.scan(jni, jvmti_, env_offset_, 0);
   } else {
     std::fprintf(stderr,
@@ -354,8 +359,11 @@ void Walker::delivery_loop(JNIEnv* jni) {
   RequestPool& pool = *pool_;
   // While requests keep coming, the thread naps instead of waiting on the wake event: a capture
   // then finds no waiter and makes no futex syscall (most of the capture's cost beyond ASGCT at
-  // kHz rates). Latency stays below one nap; after kQuietNaps empty naps it waits for real.
-  int quiet_naps = kQuietNaps;
+  // kHz rates). The nap doubles up to kLongestNapNs, so a steady trickle of requests (one thread
+  // at 100 Hz) costs ~60 wake-ups a second, not one per request or per millisecond; a backlog of a
+  // quarter of the pool cuts a nap short (RequestPool::publish), so fast bursts are not dropped.
+  int64_t nap_ns = 0;  // 0: waiting on the wake event
+  int64_t quiet_ns = 0;
   for (;;) {
     uint32_t token = pool.wake().prepare();
     bool any = false;
@@ -374,13 +382,19 @@ void Walker::delivery_loop(JNIEnv* jni) {
       if (pool.published() == pool.taken()) break;
       continue;
     }
-    if (any) quiet_naps = 0;
-    if (quiet_naps < kQuietNaps) {
-      quiet_naps++;
-      struct timespec nap = {0, kNapNs};
-      nanosleep(&nap, nullptr);
-    } else {
+    if (any) quiet_ns = 0;
+    if (!any && nap_ns != 0) quiet_ns += nap_ns;
+    if (!any && (nap_ns == 0 || quiet_ns >= kQuietNs)) {
+      nap_ns = 0;
       pool.wake().wait(token, kIdleWaitNs);
+      continue;
+    }
+    nap_ns = nap_ns == 0 ? kFirstNapNs : std::min(2 * nap_ns, kLongestNapNs);
+    pool.wake().begin_nap();
+    if (pool.backlog_is_urgent() || stop_.load(std::memory_order_seq_cst)) {
+      pool.wake().cancel_nap();
+    } else {
+      pool.wake().nap(nap_ns);
     }
   }
 

@@ -78,5 +78,56 @@ TEST(WakeEvent, NoLostWakeUpsUnderContention) {
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(10));
 }
 
+// A nap is not cut short by notify(): producers make no syscall while the consumer naps.
+TEST(WakeEvent, NotifyDoesNotEndANap) {
+  WakeEvent e;
+  std::thread notifier([&] {
+    for (int i = 0; i < 20; i++) {
+      e.notify();
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  });
+  auto start = Clock::now();
+  e.begin_nap();
+  e.nap(60'000'000);
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(50));
+  notifier.join();
+}
+
+TEST(WakeEvent, UrgeEndsANap) {
+  WakeEvent e;
+  std::atomic<bool> napping{false};
+  std::thread consumer([&] {
+    e.begin_nap();
+    napping.store(true);
+    e.nap(10'000'000'000);
+  });
+  while (!napping.load()) std::this_thread::yield();
+  auto start = Clock::now();
+  e.urge();
+  consumer.join();
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
+}
+
+// An urge between begin_nap() and nap() is not lost: the nap returns at once.
+TEST(WakeEvent, UrgeBeforeNapIsNotLost) {
+  WakeEvent e;
+  e.begin_nap();
+  e.urge();
+  auto start = Clock::now();
+  e.nap(5'000'000'000);
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
+}
+
+// urge() outside a nap does nothing, and the next nap is not cut short by it.
+TEST(WakeEvent, UrgeWithoutNapIsForgotten) {
+  WakeEvent e;
+  e.urge();
+  auto start = Clock::now();
+  e.begin_nap();
+  e.nap(20'000'000);
+  EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(15));
+}
+
 }  // namespace
 }  // namespace jvmkit
