@@ -19,6 +19,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <new>
@@ -171,6 +172,11 @@ class StateMap {
     std::lock_guard<std::mutex> lock(writer_);
     return retired_.size();
   }
+  // Reclamation attempts so far (each one costs two membarrier calls).
+  size_t reclaim_attempts() {
+    std::lock_guard<std::mutex> lock(writer_);
+    return reclaim_attempts_;
+  }
 
  private:
   bool add(int32_t key, Ref r, void* state) {
@@ -193,15 +199,30 @@ class StateMap {
     return s;
   }
 
-  // Removed entries are released in batches of kReclaimBatch: each attempt costs a membarrier(2)
-  // call (see EpochDomain), which would otherwise dominate remove. FORCE: release what is safe now.
+  // Each reclamation attempt costs two membarrier(2) calls, and each of those interrupts every CPU
+  // that runs a thread of the process: tens of microseconds on a VM, paid by the readers there
+  // too. So removed entries wait: an attempt is made once kReclaimBatch of them wait and
+  // kReclaimInterval has passed since the last attempt, or at once when kReclaimMax wait (which
+  // bounds the memory held). FORCE: release what is safe now.
   template <class Refs>
   void reclaim_locked(Refs& refs, bool force = false) {
-    retired_.reclaim([&](Entry* x) { release(x, refs); }, force ? 1 : kReclaimBatch);
+    if (!force && !reclaim_due()) return;
+    last_reclaim_ = std::chrono::steady_clock::now();
+    reclaim_attempts_++;
+    retired_.reclaim([&](Entry* x) { release(x, refs); });
     map_.reclaim();
   }
 
+  bool reclaim_due() const {
+    const size_t waiting = retired_.size();
+    if (waiting >= kReclaimMax) return true;
+    if (waiting < kReclaimBatch && map_.retired_tables() == 0) return false;
+    return std::chrono::steady_clock::now() - last_reclaim_ >= kReclaimInterval;
+  }
+
   static constexpr size_t kReclaimBatch = 64;
+  static constexpr size_t kReclaimMax = 4096;
+  static constexpr std::chrono::milliseconds kReclaimInterval{10};
 
   template <class Refs>
   static void release(Entry* e, Refs& refs) {
@@ -212,6 +233,8 @@ class StateMap {
   std::mutex writer_;
   ConcurrentIntMap<Entry> map_;
   RetireList<Entry*> retired_;
+  std::chrono::steady_clock::time_point last_reclaim_{};
+  size_t reclaim_attempts_ = 0;
 };
 
 }  // namespace jvmkit::native_state

@@ -5,7 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <climits>
 #include <memory>
 #include <thread>
@@ -175,6 +177,40 @@ TEST_F(StateMapTest, ConcurrentMixedOperationsNeverMixUpObjects) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(wrong.load(), 0);
   EXPECT_GT(hits.load(), 0);
+}
+
+// Removals in a burst do not each pay for a reclamation attempt (two membarrier calls, which
+// interrupt every CPU running the process): attempts are spaced in time, and bounded in memory.
+TEST_F(StateMapTest, ReclamationIsThrottledAndBounded) {
+  constexpr int kObjects = 20000;
+  std::vector<std::unique_ptr<FakeObject>> objs;
+  std::vector<int> states(kObjects);
+  for (int i = 0; i < kObjects; ++i) {
+    objs.push_back(std::make_unique<FakeObject>(i));
+    auto r = refs(objs.back().get());
+    ASSERT_EQ(map_.set(i, &states[i], r), SetResult::kOk);
+  }
+  const size_t before = map_.reclaim_attempts();
+  const auto start = std::chrono::steady_clock::now();
+  size_t most_waiting = 0;
+  for (int i = 0; i < kObjects; ++i) {
+    auto r = refs(objs[i].get());
+    ASSERT_EQ(map_.remove(i, r), &states[i]);
+    if (i % 256 == 0) most_waiting = std::max(most_waiting, map_.retired());
+  }
+  const auto elapsed_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start).count();
+  const size_t attempts = map_.reclaim_attempts() - before;
+  // One attempt per 10 ms, plus one per 4,096 waiting entries; the old policy made one per 64
+  // removals (312 here).
+  EXPECT_LE(attempts, static_cast<size_t>(2 + kObjects / 4096 + elapsed_ms / 10)) << elapsed_ms << " ms";
+  EXPECT_GE(attempts, 1u);
+  EXPECT_LE(most_waiting, 4096u + 256u);
+  // A forced reclamation (nothing reads) releases everything.
+  auto r = refs(nullptr);
+  map_.reclaim(r);
+  EXPECT_EQ(map_.retired(), 0u);
+  EXPECT_EQ(live_refs_.load(), 0);
 }
 
 }  // namespace

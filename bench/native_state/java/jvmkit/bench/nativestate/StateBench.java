@@ -15,7 +15,11 @@ import java.util.concurrent.CyclicBarrier;
  * operation per thread, the median and the minimum of the runs (on a shared machine the minimum is
  * the figure least disturbed by other processes; the median shows the spread), and the minimum of
  * the thread CPU time per operation (time the thread actually ran: on a loaded machine it excludes
- * the time other processes took, but also the time a thread spent blocked on a contended lock). Usage: StateBench [runs] [objects] [variant,variant...] [max threads]
+ * the time other processes took, but also the time a thread spent blocked on a contended lock).
+ * With several threads, every phase (set all, get all, remove all) starts on a barrier, so an
+ * operation is timed while the other threads run the same operation: "get at 2 threads" means
+ * two threads reading at once, not one reading while the other inserts or removes.
+ * Usage: StateBench [runs] [objects] [variant,variant...] [max threads]
  */
 public final class StateBench {
   static final class Target {
@@ -110,7 +114,7 @@ public final class StateBench {
         try {
           for (int r = 0; r < WARMUP + runs; r++) {
             barrier.await();
-            double[] wallCpu = run(v, op, objs);
+            double[] wallCpu = run(v, op, objs, threads > 1 ? barrier : null);
             perRun[me][r] = wallCpu[0];
             perRunCpu[me][r] = wallCpu[1];
           }
@@ -140,7 +144,7 @@ public final class StateBench {
   }
 
   /** One run: about 2 million timed operations; returns wall and CPU ns per timed operation. */
-  static double[] run(int v, int op, Target[] objs) {
+  static double[] run(int v, int op, Target[] objs, CyclicBarrier phase) throws Exception {
     int rounds = Math.max(1, 2_000_000 / objs.length);
     long timed = 0;
     long cpu = 0;
@@ -148,6 +152,7 @@ public final class StateBench {
     long acc = 0;
     for (int r = 0; r < rounds; r++) {
       // Set phase (timed when op == set): every object gets a state.
+      if (phase != null) phase.await();
       long c0 = op == 1 ? MX.getCurrentThreadCpuTime() : 0;
       long t0 = System.nanoTime();
       for (Target o : objs) {
@@ -160,6 +165,7 @@ public final class StateBench {
         ops += objs.length;
       }
       if (op == 0) {
+        if (phase != null) phase.await();
         c0 = MX.getCurrentThreadCpuTime();
         t0 = System.nanoTime();
         for (Target o : objs) {
@@ -169,6 +175,7 @@ public final class StateBench {
         cpu += MX.getCurrentThreadCpuTime() - c0;
         ops += objs.length;
       }
+      if (phase != null) phase.await();
       c0 = op == 2 ? MX.getCurrentThreadCpuTime() : 0;
       t0 = System.nanoTime();
       for (Target o : objs) {
