@@ -11,10 +11,10 @@
 //
 // A consumer that expects more work soon may nap() instead: a timed sleep that notify() does not
 // cut short (so producers make no syscall while it naps) but urge() does. Producers urge only when
-// waiting for the nap's end would cost too much (a queue filling up). Protocol: the consumer calls
-// begin_nap(), re-checks its urgency condition, then nap(); a producer makes the condition true,
-// then calls urge(). With both sides sequentially consistent, either the consumer's re-check sees
-// the condition or the producer sees the nap begun and wakes it.
+// waiting for the nap's end would cost too much (a queue filling up). Protocol: nap() announces the
+// nap, then re-checks the consumer's urgency condition; a producer makes the condition true, then
+// calls urge(). With both sides sequentially consistent, either the re-check sees the condition
+// or the producer sees the nap announced and wakes it.
 #pragma once
 
 #include <linux/futex.h>
@@ -49,21 +49,22 @@ class WakeEvent {
     if (waiters_.load(std::memory_order_seq_cst) != 0) futex_wake(&word_);
   }
 
-  // Announces a nap; the caller re-checks its urgency condition before nap() (see above).
-  void begin_nap() noexcept { napping_.store(1, std::memory_order_seq_cst); }
-
-  // Sleeps timeout_ns, or less if urge() is called after begin_nap(). Ends the nap.
-  void nap(int64_t timeout_ns) noexcept {
+  // Sleeps timeout_ns, or less if urge() is called meanwhile. Does not sleep at all if URGENT()
+  // holds once the nap is announced.
+  template <class Urgent>
+  void nap(int64_t timeout_ns, Urgent&& urgent) noexcept {
+    napping_.store(1, std::memory_order_seq_cst);
     const uint32_t seen = urge_word_.load(std::memory_order_seq_cst);
-    if (napping_.load(std::memory_order_seq_cst) != 0) {
+    if (!urgent() && napping_.load(std::memory_order_seq_cst) != 0) {
       struct timespec ts = to_timespec(timeout_ns);
       syscall(SYS_futex, reinterpret_cast<uint32_t*>(&urge_word_), FUTEX_WAIT_PRIVATE, seen, &ts, nullptr, 0);
     }
     napping_.store(0, std::memory_order_seq_cst);
   }
 
-  // Cancels a nap announced with begin_nap() that the caller decided not to take.
-  void cancel_nap() noexcept { napping_.store(0, std::memory_order_seq_cst); }
+  // Async-signal-safe. Whether a nap is under way (a plain load: producers check it before they
+  // compute whether to urge).
+  bool napping() const noexcept { return napping_.load(std::memory_order_seq_cst) != 0; }
 
   // Async-signal-safe. Ends the current nap, if any: one syscall per nap at most, however many
   // producers urge it.

@@ -64,7 +64,8 @@ class RequestPool {
     // (the delivery thread) frees a cell before it can take the next one.
     ready_.push(index);
     wake_.notify();
-    if (backlog_is_urgent()) wake_.urge();
+    // napping() first: it changes once per nap, while taken() changes with every delivery.
+    if (wake_.napping() && backlog_is_urgent()) wake_.urge();
   }
   // Whether so many requests wait that the delivery thread must not finish its nap first.
   bool backlog_is_urgent() const noexcept { return published() - taken() >= urgent_backlog_; }

@@ -390,12 +390,7 @@ void Walker::delivery_loop(JNIEnv* jni) {
       continue;
     }
     nap_ns = nap_ns == 0 ? kFirstNapNs : std::min(2 * nap_ns, kLongestNapNs);
-    pool.wake().begin_nap();
-    if (pool.backlog_is_urgent() || stop_.load(std::memory_order_seq_cst)) {
-      pool.wake().cancel_nap();
-    } else {
-      pool.wake().nap(nap_ns);
-    }
+    pool.wake().nap(nap_ns, [&] { return pool.backlog_is_urgent() || stop_.load(std::memory_order_seq_cst); });
   }
 
   {

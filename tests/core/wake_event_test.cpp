@@ -88,8 +88,7 @@ TEST(WakeEvent, NotifyDoesNotEndANap) {
     }
   });
   auto start = Clock::now();
-  e.begin_nap();
-  e.nap(60'000'000);
+  e.nap(60'000'000, [] { return false; });
   EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(50));
   notifier.join();
 }
@@ -98,25 +97,36 @@ TEST(WakeEvent, UrgeEndsANap) {
   WakeEvent e;
   std::atomic<bool> napping{false};
   std::thread consumer([&] {
-    e.begin_nap();
-    napping.store(true);
-    e.nap(10'000'000'000);
+    e.nap(10'000'000'000, [&] {
+      napping.store(true);
+      return false;
+    });
   });
-  while (!napping.load()) std::this_thread::yield();
+  while (!napping.load() || !e.napping()) std::this_thread::yield();
   auto start = Clock::now();
   e.urge();
   consumer.join();
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
 }
 
-// An urge between begin_nap() and nap() is not lost: the nap returns at once.
+// An urge after the nap is announced but before it sleeps is not lost: the nap returns at once.
 TEST(WakeEvent, UrgeBeforeNapIsNotLost) {
   WakeEvent e;
-  e.begin_nap();
-  e.urge();
   auto start = Clock::now();
-  e.nap(5'000'000'000);
+  e.nap(5'000'000'000, [&] {
+    e.urge();  // a producer between the announcement and the sleep
+    return false;
+  });
   EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
+}
+
+// An urgent condition seen once the nap is announced skips the sleep.
+TEST(WakeEvent, UrgentConditionSkipsTheNap) {
+  WakeEvent e;
+  auto start = Clock::now();
+  e.nap(5'000'000'000, [] { return true; });
+  EXPECT_LT(Clock::now() - start, std::chrono::seconds(1));
+  EXPECT_FALSE(e.napping());
 }
 
 // urge() outside a nap does nothing, and the next nap is not cut short by it.
@@ -124,8 +134,7 @@ TEST(WakeEvent, UrgeWithoutNapIsForgotten) {
   WakeEvent e;
   e.urge();
   auto start = Clock::now();
-  e.begin_nap();
-  e.nap(20'000'000);
+  e.nap(20'000'000, [] { return false; });
   EXPECT_GE(Clock::now() - start, std::chrono::milliseconds(15));
 }
 
