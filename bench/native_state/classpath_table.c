@@ -29,6 +29,14 @@ static jint bucket(struct cp_table* t, jint key) {
   return b < 0 ? -b : b;
 }
 
+/* The original reads the key, then asks the VM whether that raised an exception
+ * (ExceptionOccurred, a transition into the VM) before it takes the monitor: every high-level call
+ * pays it. Returns nonzero when the call must fail. */
+static int read_key(JNIEnv* env, jobject obj, struct cp_table* t, jint* key) {
+  *key = (*env)->GetIntField(env, obj, t->hash);
+  return (*env)->ExceptionOccurred(env) != NULL;
+}
+
 /* Finds KEY's node and moves it to the front of its chain (the original's "cache"). */
 static struct cp_node* find_mtf(struct cp_table* t, jint key) {
   struct cp_node** slot = &t->head[bucket(t, key)];
@@ -46,8 +54,9 @@ static struct cp_node* find_mtf(struct cp_table* t, jint key) {
 }
 
 jint cp_set(JNIEnv* env, jobject obj, struct cp_table* t, void* state) {
-  jint key = (*env)->GetIntField(env, obj, t->hash);
+  jint key;
   struct cp_node* n;
+  if (read_key(env, obj, t, &key)) return -1;
   if ((*env)->MonitorEnter(env, t->clazz) != 0) return -1;
   n = find_mtf(t, key);
   if (n != NULL) {
@@ -64,9 +73,10 @@ jint cp_set(JNIEnv* env, jobject obj, struct cp_table* t, void* state) {
 }
 
 void* cp_get(JNIEnv* env, jobject obj, struct cp_table* t) {
-  jint key = (*env)->GetIntField(env, obj, t->hash);
+  jint key;
   struct cp_node* n;
   void* s;
+  if (read_key(env, obj, t, &key)) return NULL;
   if ((*env)->MonitorEnter(env, t->clazz) != 0) return NULL;
   n = find_mtf(t, key);
   s = n != NULL ? n->state : NULL;
@@ -75,9 +85,10 @@ void* cp_get(JNIEnv* env, jobject obj, struct cp_table* t) {
 }
 
 void* cp_remove(JNIEnv* env, jobject obj, struct cp_table* t) {
-  jint key = (*env)->GetIntField(env, obj, t->hash);
+  jint key;
   struct cp_node **p, *n;
   void* s = NULL;
+  if (read_key(env, obj, t, &key)) return NULL;
   if ((*env)->MonitorEnter(env, t->clazz) != 0) return NULL;
   for (p = &t->head[bucket(t, key)]; (n = *p) != NULL; p = &n->next) {
     if (n->key == key) {

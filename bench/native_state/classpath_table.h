@@ -1,7 +1,8 @@
 /* A reimplementation, for the benchmarks only, of the design of GNU Classpath's original
  * native_state.c: one table-wide lock (MonitorEnter on the Class object) around every call, a fixed
  * array of 97 buckets with chained nodes keyed by the identity hash alone (colliding objects are
- * merged, the flaw jvmkit fixes), and move-to-front of the found node on every get (a read writes).
+ * merged, the flaw jvmkit fixes), move-to-front of the found node on every get (a read writes), and
+ * an ExceptionOccurred check after reading the key in every call on an object.
  * Written from the design, not from the Classpath source. */
 #ifndef JVMKIT_BENCH_CLASSPATH_TABLE_H
 #define JVMKIT_BENCH_CLASSPATH_TABLE_H

@@ -5,7 +5,7 @@
 # with the date, the machine's load and the JDK versions, to <build dir>/native_state_bench.txt.
 # Figures are ns per operation per thread, median and minimum of [runs] runs (default 7) after 3
 # warm-ups; then jvmkit against the Classpath design with 4,096 and 16,384 objects per thread.
-# Takes about 15 minutes.
+# Takes about 30 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/state-bench}

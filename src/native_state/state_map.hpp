@@ -4,7 +4,8 @@
 // An entry binds a key (an object's identity hash, or an object id) and, for objects, a reference
 // REF to the object (a JNI weak global reference in the library) to a state. Object entries match
 // only the same object (REFS.same), so colliding hashes never share a state; id entries (REF null)
-// match only ids. Readers: lock-free, inside an epoch Guard. Writers: one mutex per map.
+// match only ids. Readers: lock-free, inside an epoch Guard. Writers: one mutex per map, an
+// AdaptiveMutex (they hold it briefly; a futex sleep and wake-up would cost far more than the wait).
 //
 // Reclamation (the correctness argument is in docs/native_state.md): a removed entry is unlinked
 // at once, but its memory and its reference are released (REFS.drop) only when EpochDomain proves
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <new>
 
+#include "core/adaptive_mutex.hpp"
 #include "core/concurrent_int_map.hpp"
 #include "core/epoch_domain.hpp"
 
@@ -68,7 +70,7 @@ class StateMap {
   // Writer: binds STATE to the object of REFS (key KEY), replacing its state if it has one.
   template <class Refs>
   SetResult set(int32_t key, void* state, Refs& refs) {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     Entry* e = map_.find(key, [&](Entry* x) { return x->ref != Ref{} && refs.same(x->ref); });
     if (e != nullptr) {
       e->state.store(state, std::memory_order_release);
@@ -87,7 +89,7 @@ class StateMap {
   // Writer: binds STATE to object id KEY.
   template <class Refs>
   SetResult set_oid(int32_t key, void* state, Refs& refs) {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     Entry* e = map_.find(key, [](Entry* x) { return x->ref == Ref{}; });
     if (e != nullptr) {
       e->state.store(state, std::memory_order_release);
@@ -101,7 +103,7 @@ class StateMap {
   // Writer: removes the object's entry and returns its state (null when it had none).
   template <class Refs>
   void* remove(int32_t key, Refs& refs) {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     Entry* e = map_.find(key, [&](Entry* x) { return x->ref != Ref{} && refs.same(x->ref); });
     return unlink_locked(e, refs);
   }
@@ -109,7 +111,7 @@ class StateMap {
   // Writer: removes object id KEY's entry and returns its state (null when it had none).
   template <class Refs>
   void* remove_oid(int32_t key, Refs& refs) {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     Entry* e = map_.find(key, [](Entry* x) { return x->ref == Ref{}; });
     return unlink_locked(e, refs);
   }
@@ -118,7 +120,7 @@ class StateMap {
   // (called with the writer lock held). Returns how many.
   template <class Refs, class Fn>
   size_t sweep(Refs& refs, Fn&& handed) {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     size_t n = 0;
     // Collect first: erase() must not run while for_each walks the array.
     Entry* batch[64];
@@ -147,14 +149,14 @@ class StateMap {
   // Writer: releases whatever readers no longer hold (also done by every other writer call).
   template <class Refs>
   void reclaim(Refs& refs) {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     reclaim_locked(refs, true);
   }
 
   // With no other thread using the map: hands every state to HANDED and releases everything.
   template <class Refs, class Fn>
   void destroy(Refs& refs, Fn&& handed) {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     map_.for_each([&](Entry* x) {
       handed(x->state.load(std::memory_order_relaxed));
       release(x, refs);
@@ -165,16 +167,16 @@ class StateMap {
   size_t size() const { return map_.size(); }
   // Writer-side diagnostics, for tests.
   size_t capacity() {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     return map_.capacity();
   }
   size_t retired() {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     return retired_.size();
   }
   // Reclamation attempts so far (each one costs two membarrier calls).
   size_t reclaim_attempts() {
-    std::lock_guard<std::mutex> lock(writer_);
+    std::lock_guard<AdaptiveMutex> lock(writer_);
     return reclaim_attempts_;
   }
 
@@ -230,7 +232,7 @@ class StateMap {
     delete e;
   }
 
-  std::mutex writer_;
+  AdaptiveMutex writer_;  // spins before it sleeps: writers hold it for ~100 ns
   ConcurrentIntMap<Entry> map_;
   RetireList<Entry*> retired_;
   std::chrono::steady_clock::time_point last_reclaim_{};

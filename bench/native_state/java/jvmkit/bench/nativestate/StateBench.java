@@ -9,8 +9,9 @@ import java.util.concurrent.CyclicBarrier;
 /**
  * Native state benchmark without JMH: a Java loop calls one native method per operation, so each
  * figure is the full cost a JNI peer pays (the call into native code included). Four variants
- * (jvmkit, the Classpath design, JVMTI tags, a long field) x three operations (get; set = insert of
- * a new entry; remove), at 1 and 2 threads. Each thread works on its own OBJECTS objects, all in the
+ * (jvmkit, the Classpath design, JVMTI tags, a long field) x four operations (get: reads of a
+ * populated table; set = insert of a new entry; remove; get_after_set: the first read of entries
+ * just written, see run()), at 1 and 2 threads. Each thread works on its own OBJECTS objects, all in the
  * same table. Per configuration: WARMUP runs discarded, RUNS runs measured; reported as ns per
  * operation per thread, the median and the minimum of the runs (on a shared machine the minimum is
  * the figure least disturbed by other processes; the median shows the spread), and the minimum of
@@ -65,7 +66,7 @@ public final class StateBench {
 
   static final String[] VARIANTS = {"jvmkit", "classpath", "jvmti_tag", "long_field", "empty_call",
       "jni_ExceptionCheck", "jni_GetIntField", "jni_IsSameObject", "jni_IsSameObject_weak"};
-  static final String[] OPS = {"get", "set", "remove"};
+  static final String[] OPS = {"get", "set", "remove", "get_after_set"};
   static final int WARMUP = 3;
   static volatile long sink;
 
@@ -143,53 +144,104 @@ public final class StateBench {
     return new double[] {means[runs / 2], means[0], minCpu};
   }
 
-  /** One run: about 2 million timed operations; returns wall and CPU ns per timed operation. */
+  static final int GET = 0;
+  static final int SET = 1;
+  static final int REMOVE = 2;
+  static final int GET_AFTER_SET = 3;
+
+  /** Wall and thread CPU time of the timed loops of one run. */
+  static final class Timer {
+    long wall;
+    long cpu;
+    long ops;
+    long wallStart;
+    long cpuStart;
+
+    void start() {
+      cpuStart = MX.getCurrentThreadCpuTime();
+      wallStart = System.nanoTime();
+    }
+
+    void stop(int n) {
+      wall += System.nanoTime() - wallStart;
+      cpu += MX.getCurrentThreadCpuTime() - cpuStart;
+      ops += n;
+    }
+  }
+
+  /**
+   * One run: about 2 million timed operations; returns wall and CPU ns per timed operation.
+   * get: the objects are set once, then read in rounds (a table that is read far more often than
+   * written, the case get_state is for). set, remove, get_after_set: every round sets every
+   * object, (get_after_set: reads each once,) then removes every object, and only the named
+   * phase is timed; get_after_set is the first read of entries the threads have just written, so
+   * at 2 threads it includes the cache-line transfers between the CPUs that this costs.
+   */
   static double[] run(int v, int op, Target[] objs, CyclicBarrier phase) throws Exception {
     int rounds = Math.max(1, 2_000_000 / objs.length);
-    long timed = 0;
-    long cpu = 0;
-    long ops = 0;
+    Timer timer = new Timer();
     long acc = 0;
+    if (op == GET) {
+      await(phase);
+      acc += setAll(v, objs, null);
+    }
     for (int r = 0; r < rounds; r++) {
-      // Set phase (timed when op == set): every object gets a state.
-      if (phase != null) phase.await();
-      long c0 = op == 1 ? MX.getCurrentThreadCpuTime() : 0;
-      long t0 = System.nanoTime();
-      for (Target o : objs) {
-        acc += set(v, o);
+      if (op != GET) {
+        await(phase);
+        acc += setAll(v, objs, op == SET ? timer : null);
       }
-      long t1 = System.nanoTime();
-      if (op == 1) {
-        cpu += MX.getCurrentThreadCpuTime() - c0;
-        timed += t1 - t0;
-        ops += objs.length;
+      if (op == GET || op == GET_AFTER_SET) {
+        await(phase);
+        acc += getAll(v, objs, timer);
       }
-      if (op == 0) {
-        if (phase != null) phase.await();
-        c0 = MX.getCurrentThreadCpuTime();
-        t0 = System.nanoTime();
-        for (Target o : objs) {
-          acc += get(v, o);
-        }
-        timed += System.nanoTime() - t0;
-        cpu += MX.getCurrentThreadCpuTime() - c0;
-        ops += objs.length;
-      }
-      if (phase != null) phase.await();
-      c0 = op == 2 ? MX.getCurrentThreadCpuTime() : 0;
-      t0 = System.nanoTime();
-      for (Target o : objs) {
-        acc += remove(v, o);
-      }
-      t1 = System.nanoTime();
-      if (op == 2) {
-        cpu += MX.getCurrentThreadCpuTime() - c0;
-        timed += t1 - t0;
-        ops += objs.length;
+      if (op != GET) {
+        await(phase);
+        acc += removeAll(v, objs, op == REMOVE ? timer : null);
       }
     }
+    if (op == GET) {
+      await(phase);
+      acc += removeAll(v, objs, null);
+    }
     sink = acc;
-    return new double[] {(double) timed / ops, (double) cpu / ops};
+    return new double[] {(double) timer.wall / timer.ops, (double) timer.cpu / timer.ops};
+  }
+
+  /** With several threads, every phase starts on the barrier (see the class comment). */
+  static void await(CyclicBarrier phase) throws Exception {
+    if (phase != null) {
+      phase.await();
+    }
+  }
+
+  static long setAll(int v, Target[] objs, Timer timer) {
+    long acc = 0;
+    if (timer != null) timer.start();
+    for (Target o : objs) {
+      acc += set(v, o);
+    }
+    if (timer != null) timer.stop(objs.length);
+    return acc;
+  }
+
+  static long getAll(int v, Target[] objs, Timer timer) {
+    long acc = 0;
+    timer.start();
+    for (Target o : objs) {
+      acc += get(v, o);
+    }
+    timer.stop(objs.length);
+    return acc;
+  }
+
+  static long removeAll(int v, Target[] objs, Timer timer) {
+    long acc = 0;
+    if (timer != null) timer.start();
+    for (Target o : objs) {
+      acc += remove(v, o);
+    }
+    if (timer != null) timer.stop(objs.length);
+    return acc;
   }
 
   static long get(int v, Target o) {
