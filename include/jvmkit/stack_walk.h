@@ -109,7 +109,9 @@ typedef struct {
  * Returns:
  *  JVMTI_ERROR_NONE              accepted: exactly one outcome follows, either beginStackTrace,
  *                                stackFrame* and endStackTrace, or failure alone.
- *  JVMTI_ERROR_NOT_AVAILABLE     EnableRequestStackTrace has not been called (or Disable has).
+ *  JVMTI_ERROR_NOT_AVAILABLE     EnableRequestStackTrace has not been called (or Disable has);
+ *                                or, for the current thread, it was called in Agent_OnLoad and
+ *                                VMInit has not come yet.
  *  JVMTI_ERROR_NULL_POINTER      env is NULL, or a member of callbacks is NULL.
  *  JVMTI_ERROR_INVALID_THREAD    *thread is not a live Java thread (or not a thread at all).
  *  JVMTI_ERROR_UNATTACHED_THREAD thread is NULL and the calling thread is not a Java thread.
@@ -126,11 +128,13 @@ JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, 
  * has returned: before that (Agent_OnLoad, VMStart/VMInit callbacks) call JvmkitSetJavaVM first.
  * Called in the OnLoad phase (after JvmkitSetJavaVM), it sets up jvmkit's environment at once and
  * does the rest (registering existing threads and classes, starting the agent thread) at VMInit,
- * on its own environment; requests are accepted from then on. Called in the live phase, it must
- * run on a thread attached to the JVM, and requests are accepted when it returns.
+ * on its own environment; requests are accepted from then on (if that setup fails, it says why on
+ * stderr and nothing stays enabled). Called in the live phase, it must run on a thread attached to
+ * the JVM, and requests are accepted when it returns.
  * Returns JVMTI_ERROR_NONE; JVMTI_ERROR_NULL_POINTER for a NULL env; JVMTI_ERROR_NOT_AVAILABLE when
- * the JVM lacks what is needed (AsyncGetCallTrace is not exported, or no JavaVM is known yet, see
- * JvmkitSetJavaVM) or it is already enabled; JVMTI_ERROR_WRONG_PHASE when called in the dead phase;
+ * the JVM lacks what is needed (AsyncGetCallTrace is not exported, no JavaVM is known yet, see
+ * JvmkitSetJavaVM, or HotSpot's thread key, which signal handlers need, cannot be found) or it is
+ * already enabled; JVMTI_ERROR_WRONG_PHASE when called in the dead phase;
  * JVMTI_ERROR_UNATTACHED_THREAD when called in the live phase from a thread not attached to the JVM;
  * another JVMTI error if jvmkit's own environment cannot be set up (nothing stays enabled then). */
 JVMKIT_WALK_EXPORT jvmtiError EnableRequestStackTrace(jvmtiEnv* env);

@@ -1,5 +1,6 @@
 #include "core/java_thread.hpp"
 
+#include <limits.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -20,6 +21,26 @@ JavaThreadLayout g_layout;  // written once under g_learn_mutex, before g_known 
 std::atomic<const JavaThreadLayout*> g_known{nullptr};
 
 std::atomic<jfieldID> g_eetop_field{nullptr};
+
+// HotSpot's pthread key for the current Thread*, or -1 while unknown. Written once under
+// g_learn_mutex.
+std::atomic<long> g_thread_key{-1};
+
+// The one pthread key whose value on the current thread is THREAD, or nullopt (and WHY): none, or
+// more than one (another library keeping the same pointer would make the answer ambiguous).
+std::optional<long> find_key_holding(const void* thread, std::string* why) {
+  std::optional<long> found;
+  for (long key = 0; key < PTHREAD_KEYS_MAX; key++) {
+    if (pthread_getspecific(static_cast<pthread_key_t>(key)) != thread) continue;
+    if (found) {
+      if (why != nullptr) *why = "more than one pthread key holds the JavaThread";
+      return std::nullopt;
+    }
+    found = key;
+  }
+  if (!found && why != nullptr) *why = "no pthread key holds the JavaThread";
+  return found;
+}
 
 // Thread.eetop's field ID, looked up once (java.lang.Thread is never unloaded), or nullptr.
 jfieldID eetop_field(JNIEnv* env) {
@@ -144,5 +165,29 @@ const JavaThreadLayout* learn_java_thread_layout(JNIEnv* env, std::string* why) 
 }
 
 const JavaThreadLayout* known_java_thread_layout() noexcept { return g_known.load(std::memory_order_acquire); }
+
+bool learn_thread_key(JNIEnv* env, std::string* why) {
+  if (g_thread_key.load(std::memory_order_acquire) >= 0) return true;
+  std::lock_guard<std::mutex> lock(g_learn_mutex);
+  if (g_thread_key.load(std::memory_order_acquire) >= 0) return true;
+  const std::optional<intptr_t> env_offset = current_env_offset(env);
+  if (!env_offset) {
+    if (why != nullptr) *why = "Thread.eetop is unset or implausible on this thread";
+    return false;
+  }
+  std::optional<long> key = find_key_holding(reinterpret_cast<char*>(env) - *env_offset, why);
+  if (!key) return false;
+  g_thread_key.store(*key, std::memory_order_release);
+  return true;
+}
+
+Attachment current_thread_attachment() noexcept {
+  const long key = g_thread_key.load(std::memory_order_acquire);
+  if (key < 0) return Attachment::kUnknown;
+  // glibc's pthread_getspecific only reads the thread's own key arrays (HotSpot's signal handlers
+  // rely on the same).
+  return pthread_getspecific(static_cast<pthread_key_t>(key)) != nullptr ? Attachment::kAttached
+                                                                          : Attachment::kDetached;
+}
 
 }  // namespace jvmkit::hotspot

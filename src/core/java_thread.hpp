@@ -72,4 +72,27 @@ const JavaThreadLayout* learn_java_thread_layout(JNIEnv* env, std::string* why =
 // SIGNAL SAFE. The layout learnt so far, or nullptr.
 const JavaThreadLayout* known_java_thread_layout() noexcept;
 
+// Whether HotSpot has attached the current thread, answered without a JNI call.
+//
+// HotSpot keeps each attached thread's Thread* twice: in a C++ thread_local, which Thread::current
+// and JNI's GetEnv read, and in a pthread key (ThreadLocalStorage), which HotSpot's own signal
+// handlers read. libjvm is loaded with dlopen, so its thread_local lives in dynamic TLS: the first
+// read on a new thread goes through __tls_get_addr, which mallocs the thread's block. GetEnv called
+// from a signal handler that interrupted malloc on a thread HotSpot is just starting (before it set
+// its thread_local) deadlocks on malloc's lock. HotSpot sets the thread_local before the key
+// (Thread::initialize_thread_current, JDK 17 to 25), so once the key is set GetEnv cannot allocate.
+enum class Attachment {
+  kUnknown,   // the key is not learnt (learn_thread_key has not succeeded)
+  kDetached,  // HotSpot has no Thread for the current thread
+  kAttached,  // it has one: a Java thread, or one of HotSpot's own (GC, VM thread); GetEnv is safe
+};
+
+// Learns HotSpot's thread key on the current thread (normal context, a platform thread attached to
+// the JVM): the one key whose value is this thread's JavaThread, whose address Thread.eetop gives.
+// Learnt once per process. Returns whether the key is known; *WHY (if not null) says why not.
+bool learn_thread_key(JNIEnv* env, std::string* why = nullptr);
+
+// SIGNAL SAFE. See Attachment.
+Attachment current_thread_attachment() noexcept;
+
 }  // namespace jvmkit::hotspot

@@ -175,8 +175,9 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
     if (err != JVMTI_ERROR_NONE) teardown(false);
     return err;
   }
-  // OnLoad or start phase: classes, threads and the agent thread come at VMInit. Requests made
-  // before then are queued (and delivered once the delivery thread runs).
+  // OnLoad or start phase: classes, threads and the agent thread come at VMInit. Requests for the
+  // current thread are refused until then (HotSpot's thread key is learnt at VMInit); requests
+  // for other threads made before then are queued (and delivered once the delivery thread runs).
   own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
   return JVMTI_ERROR_NONE;
 }
@@ -184,10 +185,13 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
 void Walker::on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni) {
   std::lock_guard<std::mutex> lock(lifecycle_);
   if (!enabled_ || jvmti != jvmti_) return;
-  live_setup(jni);
+  // As in the live phase, nothing stays enabled when the setup fails (it said why on stderr):
+  // requests then return JVMTI_ERROR_NOT_AVAILABLE, and those queued since OnLoad fail.
+  if (live_setup(jni) != JVMTI_ERROR_NONE) teardown(false);
 }
 
 jvmtiError Walker::live_setup(JNIEnv* jni) {
+  if (!learn_thread_key(jni)) return JVMTI_ERROR_NOT_AVAILABLE;
   warn_about_jdk();
   learn_thread_layout(jni);
   env_offset_.learn(jni);
@@ -256,6 +260,18 @@ void Walker::learn_thread_layout(JNIEnv* jni) {
                  "cannot place are not recovered, and frame types are approximate\n",
                  why.c_str());
   }
+}
+
+bool Walker::learn_thread_key(JNIEnv* jni) {
+  // Without the key the handler cannot tell a thread HotSpot is still starting, where JNI's GetEnv
+  // may deadlock (core/java_thread.hpp, Attachment), from an attached one: no sampling then.
+  std::string why;
+  if (hotspot::learn_thread_key(jni, &why)) return true;
+  std::fprintf(stderr,
+               "jvmkit: EnableRequestStackTrace: cannot find HotSpot's thread key (%s); signal handlers could "
+               "not tell which threads are safe to sample, so the stack walker stays disabled\n",
+               why.c_str());
+  return false;
 }
 
 void Walker::warn_about_jdk() {

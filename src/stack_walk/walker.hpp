@@ -47,6 +47,7 @@ class Walker {
   void create_method_ids(JNIEnv* jni);
   void warn_about_jdk();
   void learn_thread_layout(JNIEnv* jni);
+  bool learn_thread_key(JNIEnv* jni);
   static void JNICALL delivery_main(jvmtiEnv* jvmti, JNIEnv* jni, void* arg);
   void delivery_loop(JNIEnv* jni);
   void drain_without_thread();

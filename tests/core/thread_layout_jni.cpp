@@ -1,5 +1,6 @@
 // JNI side of jvmkit.test.core.ThreadLayoutMain: exercises core/java_thread.hpp inside a real JVM.
 #include <jni.h>
+#include <pthread.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -75,4 +76,30 @@ extern "C" JNIEXPORT jboolean JNICALL Java_jvmkit_test_core_ThreadLayoutMain_see
   const bool pending = env->ExceptionCheck();
   env->ExceptionClear();
   return seen && pending ? JNI_TRUE : JNI_FALSE;
+}
+
+// HotSpot's thread key: learnt on a Java thread, which it reports attached; a native thread that
+// never attached is reported detached.
+extern "C" JNIEXPORT jint JNICALL Java_jvmkit_test_core_ThreadLayoutMain_checkThreadKey(JNIEnv* env, jclass,
+                                                                                      jstring jlabel) {
+  using jvmkit::hotspot::Attachment;
+  const char* chars = env->GetStringUTFChars(jlabel, nullptr);
+  std::string label = chars != nullptr ? chars : "?";
+  env->ReleaseStringUTFChars(jlabel, chars);
+  std::string why;
+  if (!jvmkit::hotspot::learn_thread_key(env, &why)) return fail(label.c_str(), ("thread key not learnt: " + why).c_str());
+  int failures = 0;
+  if (jvmkit::hotspot::current_thread_attachment() != Attachment::kAttached) {
+    failures += fail(label.c_str(), "a Java thread is not reported attached");
+  }
+  pthread_t native;
+  Attachment seen = Attachment::kAttached;
+  auto probe = [](void* out) -> void* {
+    *static_cast<Attachment*>(out) = jvmkit::hotspot::current_thread_attachment();
+    return nullptr;
+  };
+  if (pthread_create(&native, nullptr, probe, &seen) != 0) return failures + fail(label.c_str(), "pthread_create failed");
+  pthread_join(native, nullptr);
+  if (seen != Attachment::kDetached) failures += fail(label.c_str(), "a native thread is not reported detached");
+  return failures;
 }

@@ -1,6 +1,6 @@
 // SIGNAL CONTEXT. This file holds the only code of the stack walker that runs inside a signal
-// handler. It may call: atomics, HotSpot's AsyncGetCallTrace, JavaVM::GetEnv (a thread-local
-// read), two loads from the current thread's JavaThread (its stack bounds, through the layout
+// handler. It may call: atomics, pthread_getspecific, HotSpot's AsyncGetCallTrace, JavaVM::GetEnv
+// (a thread-local read, only once HotSpot's pthread key says the thread is attached), two loads from the current thread's JavaThread (its stack bounds, through the layout
 // checked at Enable), and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
 // lock, JNI or JVMTI functions, stdio, or anything else that is not async-signal-safe. It does
 // not touch errno-visible state beyond the wake-up syscall. Time is bounded by ASGCT's walk of at
@@ -75,11 +75,18 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
     return reject(JVMKIT_REJECT_NOT_ENABLED, JVMTI_ERROR_NOT_AVAILABLE);
   }
   jvmtiError result = JVMTI_ERROR_NONE;
-  JNIEnv* jni = current_jni(state.vm.load(std::memory_order_acquire));
+  // GetEnv only where HotSpot has attached the thread: on a thread it is still starting, GetEnv's
+  // first thread-local read mallocs (core/java_thread.hpp, Attachment).
+  const hotspot::Attachment attachment = hotspot::current_thread_attachment();
+  JNIEnv* jni = attachment == hotspot::Attachment::kAttached ? current_jni(state.vm.load(std::memory_order_acquire))
+                                                             : nullptr;
   RequestPool* pool = state.pool.load(std::memory_order_acquire);
   uint32_t index = 0;
   Request* request = nullptr;
-  if (jni == nullptr) {
+  if (attachment == hotspot::Attachment::kUnknown) {
+    // Enabled in Agent_OnLoad: requests are accepted from VMInit, where the key is learnt.
+    result = reject(JVMKIT_REJECT_NOT_ENABLED, JVMTI_ERROR_NOT_AVAILABLE);
+  } else if (jni == nullptr) {
     result = reject(JVMKIT_REJECT_UNATTACHED_THREAD, JVMTI_ERROR_UNATTACHED_THREAD);
   } else if ((request = pool->acquire(&index)) == nullptr) {
     result = reject(JVMKIT_REJECT_POOL_FULL, JVMTI_ERROR_OUT_OF_MEMORY);

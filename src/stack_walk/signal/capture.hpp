@@ -41,8 +41,9 @@ inline bool enter_gate(CaptureState& s) noexcept {
 inline void leave_gate(CaptureState& s) noexcept { s.inside.fetch_sub(1, std::memory_order_seq_cst); }
 
 // The current thread's JNIEnv, or nullptr when it is not a Java thread. Reads HotSpot's
-// thread-local (JavaVM::GetEnv with a JNI version does nothing else), as async-profiler does in its
-// handler.
+// thread-local (JavaVM::GetEnv with a JNI version does nothing else). In signal context only on a
+// thread HotSpot has attached (hotspot::current_thread_attachment() == kAttached): on a thread it
+// is still starting, that first thread-local read mallocs.
 JNIEnv* current_jni(JavaVM* vm) noexcept;
 
 // Requests a trace of the current thread (thread == NULL in the API). Async-signal-safe.

@@ -131,6 +131,9 @@ bool check_tracked_threads(const char* prefix, long min_delivered) {
 }
 
 void final_checks() {
+  // While still enabled (the refusal must come from the attachment check, not a closed gate).
+  const long newborn = option_long("newborn", 0);
+  const bool newborn_ok = newborn == 0 || check_newborn_threads(newborn);
   stop_sampler();
   stop_biased_sampler();
   if (g_enabled_at_load) {
@@ -144,7 +147,7 @@ void final_checks() {
     // The table checked its own rows; only its control request was accepted, with its own callbacks.
     finish(c.pending == 0 && c.accepted == c.delivered + c.failed);
   }
-  bool ok = check_accounting(g_mode.c_str(), true);
+  bool ok = check_accounting(g_mode.c_str(), true) && newborn_ok;
   Seen s = seen();
   SamplerTotals t = sampler_totals();
 

@@ -26,11 +26,19 @@ int64_t g_next_seq[kMaxTracked] = {};
 
 int sample_signal() { return SIGRTMIN + 3; }
 
+// user_data of the signals newborn threads send themselves (never a tracked thread's).
+void* const kNewbornMarker = reinterpret_cast<void*>(uintptr_t{0x6e6577626f726e});
+std::atomic<int64_t> g_newborn_handled{0}, g_newborn_unattached{0};
+
 void handler(int, siginfo_t* info, void* ucontext) {
   int saved = errno;
   g_handled.fetch_add(1, std::memory_order_relaxed);
   void* ud = info->si_value.sival_ptr;
   jvmtiError err = RequestStackTrace(g_jvmti, nullptr, ucontext, checking_callbacks(), ud);
+  if (ud == kNewbornMarker) {
+    g_newborn_handled.fetch_add(1, std::memory_order_relaxed);
+    if (err == JVMTI_ERROR_UNATTACHED_THREAD) g_newborn_unattached.fetch_add(1, std::memory_order_relaxed);
+  }
   if (err == JVMTI_ERROR_NONE) {
     g_ok.fetch_add(1, std::memory_order_relaxed);
   } else if (err == JVMTI_ERROR_NOT_AVAILABLE) {
@@ -41,6 +49,24 @@ void handler(int, siginfo_t* info, void* ucontext) {
   errno = saved;
 }
 
+bool send_sample_signal(pid_t tid, void* user_data) {
+  siginfo_t info;
+  std::memset(&info, 0, sizeof(info));
+  info.si_signo = sample_signal();
+  info.si_code = SI_QUEUE;
+  info.si_pid = getpid();
+  info.si_uid = getuid();
+  info.si_value.sival_ptr = user_data;
+  return syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sample_signal(), &info) == 0;
+}
+
+// A thread that has never touched libjvm: its first act is to signal itself, so the handler runs
+// before the thread's block of libjvm's thread-locals exists.
+void* newborn_main(void*) {
+  send_sample_signal(static_cast<pid_t>(syscall(SYS_gettid)), kNewbornMarker);
+  return nullptr;
+}
+
 void* sampler_main(void*) {
   // On 2 shared cores the sampler competes with every busy Java thread; a real-time priority lets
   // it keep the requested rate (it sleeps between signals). Without the privilege it runs as is.
@@ -49,7 +75,6 @@ void* sampler_main(void*) {
   pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
   jvmkit::testing::RatePacer pacer(g_rate);  // one signal per wake-up
   int cursor = 0;
-  pid_t pid = getpid();
   while (g_running.load()) {
     pacer.wait();
     int n = std::min(g_tracked_count.load(), kMaxTracked);
@@ -57,14 +82,7 @@ void* sampler_main(void*) {
       int index = cursor++ % n;
       pid_t tid = g_tracked[index].tid.load();
       if (tid == 0) continue;
-      siginfo_t info;
-      std::memset(&info, 0, sizeof(info));
-      info.si_signo = sample_signal();
-      info.si_code = SI_QUEUE;
-      info.si_pid = pid;
-      info.si_uid = getuid();
-      info.si_value.sival_ptr = make_user_data(index, 0, ++g_next_seq[index]);
-      if (syscall(SYS_rt_tgsigqueueinfo, pid, tid, sample_signal(), &info) == 0) {
+      if (send_sample_signal(tid, make_user_data(index, 0, ++g_next_seq[index]))) {
         g_sent.fetch_add(1);
       } else {
         g_send_failed.fetch_add(1);
@@ -101,6 +119,26 @@ void stop_sampler() {
 }
 
 int64_t sampler_send_failures() { return g_send_failed.load(); }
+
+bool check_newborn_threads(long count) {
+  for (long i = 0; i < count; i++) {
+    pthread_t thread;
+    if (pthread_create(&thread, nullptr, newborn_main, nullptr) != 0) {
+      violation("pthread_create failed for newborn thread %ld", i);
+      return false;
+    }
+    pthread_join(thread, nullptr);
+  }
+  const int64_t handled = g_newborn_handled.load(), unattached = g_newborn_unattached.load();
+  std::fprintf(stderr, "  newborn threads %ld: signals handled %lld, refused as unattached %lld\n", count,
+               (long long)handled, (long long)unattached);
+  if (handled != count || unattached != count) {
+    violation("newborn threads: %ld signalled themselves, %lld handled, %lld refused as unattached", count,
+              (long long)handled, (long long)unattached);
+    return false;
+  }
+  return true;
+}
 
 SamplerTotals sampler_totals() {
   return SamplerTotals{g_sent.load(), g_handled.load(), g_ok.load(), g_error.load(), g_not_available.load()};

@@ -7,13 +7,19 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Checks jvmkit's direct reads of HotSpot's JavaThread (src/core/java_thread.hpp) from several
  * threads: the layout is learnt, each thread's stack bounds contain a local variable of that thread
- * and differ between threads, and the pending-exception field follows Throw/ExceptionClear and
- * an exception raised by Java code. Exits 0 when every check holds; the native side prints what
+ * and differ between threads, the pending-exception field follows Throw/ExceptionClear and
+ * an exception raised by Java code, and HotSpot's thread key tells Java threads from native ones. Exits 0 when every check holds; the native side prints what
  * failed.
  */
 public final class ThreadLayoutMain {
   /** Returns the number of failed checks on the calling thread; prints them. */
   static native int checkCurrentThread(String label);
+
+  /**
+   * Learns HotSpot's thread key and checks that the calling thread is reported attached and a new
+   * native thread detached; returns the number of failed checks.
+   */
+  static native int checkThreadKey(String label);
 
   /** The top of the calling thread's stack as jvmkit reads it (0 if the layout is unknown). */
   static native long stackTop();
@@ -27,7 +33,7 @@ public final class ThreadLayoutMain {
 
   public static void main(String[] args) throws Exception {
     System.loadLibrary("core_thread_layout_jni");
-    int failures = checkCurrentThread("main");
+    int failures = checkCurrentThread("main") + checkThreadKey("main");
     if (!seesExceptionFromJava()) {
       System.out.println("FAIL: an exception thrown by Java code was not seen as pending");
       failures++;
@@ -40,7 +46,7 @@ public final class ThreadLayoutMain {
     for (int i = 0; i < 4; i++) {
       final int index = i;
       Thread t = new Thread(() -> {
-        threadFailures[index] = checkCurrentThread("worker-" + index);
+        threadFailures[index] = checkCurrentThread("worker-" + index) + checkThreadKey("worker-" + index);
         tops[index] = stackTop();
         read.countDown();
         try {
