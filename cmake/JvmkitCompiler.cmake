@@ -18,8 +18,11 @@ function(jvmkit_target_defaults target)
 endfunction()
 
 # A shared library that goes into a JVM must not drag unresolved C++ runtime symbols across
-# agents, and must fail at link time (not at System.loadLibrary time) on a missing symbol.
+# agents, and must fail at link time (not at System.loadLibrary time) on a missing symbol. Every
+# symbol is bound at load (-z now, as HotSpot's own libraries are): code that runs in a signal
+# handler then never enters the dynamic linker's lazy binding on its first call.
 function(jvmkit_shared_library_defaults target)
   jvmkit_target_defaults(${target})
-  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,-z,defs -static-libstdc++ -static-libgcc)
+  target_link_options(${target} PRIVATE -Wl,--no-undefined -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -static-libstdc++
+                      -static-libgcc)
 endfunction()
