@@ -39,6 +39,7 @@
 
 #include "bench/stack_walk/bench_agent.hpp"
 #include "bench/stack_walk/walker_thread.hpp"
+#include "tests/support/queue_signal.hpp"
 #include "tests/support/rate_pacer.hpp"
 
 namespace {
@@ -96,15 +97,10 @@ int sample_signal() { return SIGRTMIN + 3; }
 bool signal_worker(int i) {
   pid_t tid = g_worker_tids[i].load(std::memory_order_acquire);
   if (tid == 0) return false;
-  siginfo_t info;
-  std::memset(&info, 0, sizeof(info));
-  info.si_signo = sample_signal();
-  info.si_code = SI_QUEUE;
-  info.si_pid = getpid();
-  info.si_uid = getuid();
-  info.si_value.sival_int = i;
+  sigval value;
+  value.sival_int = i;
   g_sent[i].fetch_add(1, std::memory_order_relaxed);  // before the send: the handler may run first
-  if (syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sample_signal(), &info) == 0) return true;
+  if (jvmkit::testing::queue_signal(tid, sample_signal(), value)) return true;
   g_sent[i].fetch_sub(1, std::memory_order_relaxed);
   g_send_failed.fetch_add(1, std::memory_order_relaxed);
   return false;

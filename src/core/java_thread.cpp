@@ -26,12 +26,16 @@ std::atomic<jfieldID> g_eetop_field{nullptr};
 // g_learn_mutex.
 std::atomic<long> g_thread_key{-1};
 
-// The one pthread key whose value on the current thread is THREAD, or nullopt (and WHY): none, or
-// more than one (another library keeping the same pointer would make the answer ambiguous).
-std::optional<long> find_key_holding(const void* thread, std::string* why) {
+// The one pthread key whose value on the current thread holds ENV: a pointer ENV_OFFSET below ENV
+// (the JavaThread; any plausible offset when ENV_OFFSET is unknown). nullopt (and WHY) when there is
+// none, or more than one (another library keeping a nearby pointer would make the answer ambiguous).
+std::optional<long> find_key_holding(JNIEnv* env, std::optional<intptr_t> env_offset, std::string* why) {
   std::optional<long> found;
   for (long key = 0; key < PTHREAD_KEYS_MAX; key++) {
-    if (pthread_getspecific(static_cast<pthread_key_t>(key)) != thread) continue;
+    const void* value = pthread_getspecific(static_cast<pthread_key_t>(key));
+    if (value == nullptr) continue;
+    const intptr_t offset = reinterpret_cast<intptr_t>(env) - reinterpret_cast<intptr_t>(value);
+    if (env_offset ? offset != *env_offset : offset <= 0 || offset >= kMaxEnvOffset) continue;
     if (found) {
       if (why != nullptr) *why = "more than one pthread key holds the JavaThread";
       return std::nullopt;
@@ -170,12 +174,9 @@ bool learn_thread_key(JNIEnv* env, std::string* why) {
   if (g_thread_key.load(std::memory_order_acquire) >= 0) return true;
   std::lock_guard<std::mutex> lock(g_learn_mutex);
   if (g_thread_key.load(std::memory_order_acquire) >= 0) return true;
-  const std::optional<intptr_t> env_offset = current_env_offset(env);
-  if (!env_offset) {
-    if (why != nullptr) *why = "Thread.eetop is unset or implausible on this thread";
-    return false;
-  }
-  std::optional<long> key = find_key_holding(reinterpret_cast<char*>(env) - *env_offset, why);
+  // Thread.eetop gives the exact JavaThread; on a virtual thread (eetop 0) the JNIEnv is the
+  // carrier's, and the key is the one whose value lies a plausible distance below it.
+  std::optional<long> key = find_key_holding(env, current_env_offset(env), why);
   if (!key) return false;
   g_thread_key.store(*key, std::memory_order_release);
   return true;

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "agent.hpp"
+#include "tests/support/queue_signal.hpp"
 #include "tests/support/rate_pacer.hpp"
 
 namespace walktest {
@@ -50,14 +51,9 @@ void handler(int, siginfo_t* info, void* ucontext) {
 }
 
 bool send_sample_signal(pid_t tid, void* user_data) {
-  siginfo_t info;
-  std::memset(&info, 0, sizeof(info));
-  info.si_signo = sample_signal();
-  info.si_code = SI_QUEUE;
-  info.si_pid = getpid();
-  info.si_uid = getuid();
-  info.si_value.sival_ptr = user_data;
-  return syscall(SYS_rt_tgsigqueueinfo, getpid(), tid, sample_signal(), &info) == 0;
+  sigval value;
+  value.sival_ptr = user_data;
+  return jvmkit::testing::queue_signal(tid, sample_signal(), value);
 }
 
 // A thread that has never touched libjvm: its first act is to signal itself, so the handler runs

@@ -1,5 +1,6 @@
 package jvmkit.test.core;
 
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -27,13 +28,29 @@ public final class ThreadLayoutMain {
   /** Calls back into thrower() and reports whether jvmkit saw the exception it left pending. */
   static native boolean seesExceptionFromJava();
 
+  /** checkThreadKey on a new virtual thread, through reflection (this class is built for JDK 17). */
+  static int checkThreadKeyOnVirtualThread() throws Exception {
+    int[] result = new int[1];
+    Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+    Method start = Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
+    Thread virtual = (Thread) start.invoke(builder, (Runnable) () -> result[0] = checkThreadKey("virtual"));
+    virtual.join();
+    return result[0];
+  }
+
   static void thrower() {
     throw new IllegalStateException("left pending for the native caller");
   }
 
   public static void main(String[] args) throws Exception {
     System.loadLibrary("core_thread_layout_jni");
-    int failures = checkCurrentThread("main") + checkThreadKey("main");
+    int failures = 0;
+    if (args.length > 0 && args[0].equals("virtual-first")) {
+      // JDK 21+: the thread key is learnt first on a virtual thread (which has no eetop); the
+      // checks on platform threads below then show that it is the right key.
+      failures += checkThreadKeyOnVirtualThread();
+    }
+    failures += checkCurrentThread("main") + checkThreadKey("main");
     if (!seesExceptionFromJava()) {
       System.out.println("FAIL: an exception thrown by Java code was not seen as pending");
       failures++;
