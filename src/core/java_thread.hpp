@@ -90,7 +90,8 @@ enum class Attachment {
 // Learns HotSpot's thread key on the current thread (normal context, a thread attached to the JVM):
 // the one key whose value is this thread's JavaThread, whose address Thread.eetop gives (on a
 // virtual thread, which has no eetop: the one key whose value lies a plausible distance below the
-// carrier's JNIEnv). Learnt once per process. Returns whether the key is known; *WHY (if not null) says why not.
+// carrier's JNIEnv). Learnt once per process. Returns whether the key is known; *WHY (if not
+// null) says why not.
 bool learn_thread_key(JNIEnv* env, std::string* why = nullptr);
 
 // SIGNAL SAFE. See Attachment.

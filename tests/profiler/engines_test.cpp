@@ -146,19 +146,26 @@ TEST_F(EngineTest, WallForgetsThreadsThatEnded) {
   EXPECT_GE(e->threads_missed(), 1);
 }
 
+// The kernel checks process CPU timers only at a scheduler tick that finds the process running, and
+// fires at most one expiry per check. With the CPUs shared with busy processes (a parallel test
+// run) the count for 300 ms of CPU falls from ~30 to anywhere in 0-13: the test burns CPU until
+// 10 signals came (at most 3 s), and bounds the rate from above only.
 TEST_F(EngineTest, ItimerWithSigprofAndWithAnotherSignal) {
   for (int sig : {SIGPROF, kSignal}) {
     g_on_target = 0;
     g_elsewhere = 0;
     auto e = engine("itimer", 10'000'000, sig);
     ASSERT_FALSE(e->start({}));
-    burn_cpu(0.3);
+    const double start = thread_cpu_seconds();
+    while (g_on_target.load() + g_elsewhere.load() < 10 && thread_cpu_seconds() - start < 3.0) burn_cpu(0.05);
+    const double used = thread_cpu_seconds() - start;
     e->stop();
     int64_t total = g_on_target.load() + g_elsewhere.load();
-    std::printf("itimer signal %d: %lld samples in 300 ms of CPU; %s\n", sig, static_cast<long long>(total),
-                e->description().c_str());
+    std::printf("itimer signal %d: %lld samples in %.0f ms of CPU; %s\n", sig, static_cast<long long>(total),
+                used * 1000, e->description().c_str());
     EXPECT_GE(total, 10) << "signal " << sig;
-    EXPECT_LE(total, 60) << "signal " << sig;
+    // 100 per CPU second at most, with a tick's slack.
+    EXPECT_LE(static_cast<double>(total), used * 100 * 1.5 + 3) << "signal " << sig;
   }
 }
 

@@ -1,7 +1,8 @@
 // SIGNAL CONTEXT. This file holds the only code of the stack walker that runs inside a signal
 // handler. It may call: atomics, pthread_getspecific, HotSpot's AsyncGetCallTrace, JavaVM::GetEnv
-// (a thread-local read, only once HotSpot's pthread key says the thread is attached), two loads from the current thread's JavaThread (its stack bounds, through the layout
-// checked at Enable), and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
+// (a thread-local read, only once HotSpot's pthread key says the thread is attached), two loads
+// from the current thread's JavaThread (its stack bounds, through the layout checked at Enable),
+// and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
 // lock, JNI or JVMTI functions, stdio, or anything else that is not async-signal-safe. It does
 // not touch errno-visible state beyond the wake-up syscall. Time is bounded by ASGCT's walk of at
 // most kMaxFrames frames.
