@@ -240,7 +240,11 @@ typedef enum {
   JVMKIT_RECOVERY_SIGNAL_FRAME = 8,     /* PC in another signal handler (e.g. JFR's sampler holding
                                            the thread suspended): the Java context it interrupted,
                                            read from its signal frame */
-  JVMKIT_RECOVERY_KIND_COUNT = 9
+  JVMKIT_RECOVERY_NMETHOD_INTRINSIC = 9, /* PC in compiled code whose inline intrinsic (e.g. the
+                                           String.indexOf or compareTo code) has pushed registers:
+                                           the walk starts from the frame's real SP, a few words
+                                           above the interrupted one */
+  JVMKIT_RECOVERY_KIND_COUNT = 10
 } jvmkitRecoveryKind;
 
 /* Why a sample that AsyncGetCallTrace could not place was not recovered either. */

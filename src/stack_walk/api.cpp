@@ -110,6 +110,8 @@ JVMKIT_WALK_EXPORT const char* JvmkitRecoveryKindName(jvmkitRecoveryKind kind) {
       return "nmethod_prologue";
     case JVMKIT_RECOVERY_SIGNAL_FRAME:
       return "signal_frame";
+    case JVMKIT_RECOVERY_NMETHOD_INTRINSIC:
+      return "nmethod_intrinsic";
     default:
       return "unknown";
   }

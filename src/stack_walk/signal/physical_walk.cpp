@@ -18,7 +18,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "stack_walk/signal/call_site.hpp"
+#include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
 

@@ -27,7 +27,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "stack_walk/signal/call_site.hpp"
+#include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
 
@@ -51,6 +51,8 @@ constexpr uintptr_t kMaxStackReach = 16 * 1024;
 // Frames unwound (stubs, leaf native frames) before giving up, and ASGCT retries at most.
 constexpr int kMaxSteps = 12;
 constexpr int kMaxRetries = 4;
+// Registers an inline intrinsic keeps pushed (HotSpot's x86 string_indexof saves up to four).
+constexpr int kMaxIntrinsicPushes = 6;
 
 struct Regs {
   uintptr_t pc, sp, fp;
@@ -106,31 +108,13 @@ bool is_java(const CodeRange* r) noexcept {
 // Where a caller's return address may be: [sp] (kEntry), [sp + 8] after "push rbp" (kPushed),
 // [rbp + 8] in an rbp frame (kFrame), or [sp + N] / [sp + N + 8] once a prologue's "sub rsp, N"
 // has run but rbp is not yet saved (kSubbed: C2 stores rbp with a mov after the sub; kSubbedPushed:
-// C1 pushes rbp before the sub).
-enum class CandidateKind { kEntry, kPushed, kFrame, kSubbed, kSubbedPushed };
+// C1 pushes rbp before the sub), or, in a compiled frame that is complete (kComplete), at
+// [sp + N] (C2) or [sp + N + 8] (C1), with the caller's rbp saved just below it.
+enum class CandidateKind { kEntry, kPushed, kFrame, kSubbed, kSubbedPushed, kComplete };
 struct Candidate {
   CandidateKind kind;
   uintptr_t frame_size;  // kSubbed*: N
 };
-
-// The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
-// within the 64 bytes before it (inside RANGE), or 0.
-uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {
-  uintptr_t from = pc - range.start > 64 ? pc - 64 : range.start;
-  uintptr_t size = 0;
-  for (uintptr_t a = from; a + 4 <= pc; a++) {
-    const auto* p = reinterpret_cast<const uint8_t*>(a);
-    if (p[0] != 0x48 || p[2] != 0xEC) continue;
-    if (p[1] == 0x83) {
-      size = p[3];
-    } else if (p[1] == 0x81 && a + 7 <= pc) {
-      uint32_t imm;
-      std::memcpy(&imm, p + 3, sizeof(imm));
-      size = imm;
-    }
-  }
-  return size < kMaxStackReach / 2 && (size & 7) == 0 ? size : 0;
-}
 
 // The caller's registers for candidate C, if its slots lie in BOUNDS and the stack grows
 // strictly towards the caller.
@@ -147,6 +131,12 @@ bool caller_regs(const Bounds& b, const Regs& cur, Candidate c, Regs* out) noexc
       slot = cur.sp + c.frame_size + 8;
       out->sp = slot + 8;
       out->fp = load_word(cur.sp + c.frame_size);
+      break;
+    case CandidateKind::kComplete:
+      slot = cur.sp + c.frame_size;
+      if (!b.holds(slot - 8)) return false;
+      out->sp = slot + 8;
+      out->fp = load_word(slot - 8);
       break;
     case CandidateKind::kEntry:
       slot = cur.sp;
@@ -177,27 +167,25 @@ jint run_asgct(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* fra
   return trace.num_frames;
 }
 
-jint retry_from(AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original, const Regs& caller, AsgctFrame* frames,
-                jint depth) noexcept {
+// How ASGCT should see a PC the retry starts from.
+enum class RetryPc {
+  kExact,          // an interrupted PC (another signal handler's context), or a return into the interpreter
+  kReturnAddress,  // a return address in compiled code: shown as the call instruction's last byte
+};
+
+// ASGCT describes a compiled PC by the first debug record *after* it (HotSpot's records mark the
+// end of the region they describe), so from a return address it would answer with the code that
+// follows the call: the bci after it, and none of the methods inlined at the call if the call
+// ends their region. From the call instruction's last byte it finds the record of the call itself.
+jint retry_from(AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original, const Regs& caller, RetryPc how,
+                AsgctFrame* frames, jint depth) noexcept {
   ucontext_t copy;
   std::memcpy(&copy, original, sizeof(copy));
-  copy.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(caller.pc);
+  const uintptr_t pc = how == RetryPc::kReturnAddress ? caller.pc - 1 : caller.pc;
+  copy.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(pc);
   copy.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(caller.sp);
   copy.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(caller.fp);
   return run_asgct(asgct, jni, &copy, frames, depth);
-}
-
-// True when the bytes before PC end with an epilogue's "add rsp, imm; pop rbp" followed by at
-// most 16 bytes (C2's return poll: cmp/ja): the frame is gone, the return address is at [sp].
-bool after_epilogue(const CodeRange& range, uintptr_t pc) noexcept {
-  const uintptr_t from = pc - range.start > 32 ? pc - 32 : range.start;
-  for (uintptr_t a = pc; a-- > from + 4;) {
-    const auto* p = reinterpret_cast<const uint8_t*>(a);
-    if (p[0] != 0x5D || pc - a > 17) continue;                         // pop rbp, then up to 16 bytes before PC
-    if (p[-4] == 0x48 && p[-3] == 0x83 && p[-2] == 0xC4) return true;  // add rsp, imm8
-    if (a >= from + 7 && p[-7] == 0x48 && p[-6] == 0x81 && p[-5] == 0xC4) return true;  // add rsp, imm32
-  }
-  return false;
 }
 
 // Candidates for a PC in an nmethod whose frame ASGCT could not describe. With the prologue known
@@ -220,8 +208,14 @@ int nmethod_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcep
   } else if (off < r.prologue_end) {
     // C1: "push rbp" done, "sub" not yet. C2: "sub rsp, N" done, rbp not saved yet.
     out[n++] = r.pushes_rbp ? Candidate{CandidateKind::kPushed, 0} : Candidate{CandidateKind::kSubbed, r.frame_size};
+  } else if (at_epilogue_pop(r, pc)) {
+    out[n++] = {CandidateKind::kPushed, 0};
   } else if (after_epilogue(r, pc)) {
     out[n++] = {CandidateKind::kEntry, 0};
+  } else {
+    // The frame is built, but ASGCT still refused the PC: HotSpot counts the nmethod entry barrier
+    // that follows the prologue (JDK 21+: "cmp [r15 + disarmed], imm; jne") as part of it.
+    out[n++] = {CandidateKind::kComplete, r.frame_size + (r.pushes_rbp ? 8u : 0u)};
   }
   return n;
 }
@@ -251,6 +245,34 @@ int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidat
     if (!at_edge) out[n++] = {CandidateKind::kEntry, 0};
   }
   return n;
+}
+
+// True when RET is an address a compiled frame returns to: right after a call in Java code or a
+// stub, or anywhere in the interpreter (which pushes its own return entries).
+bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept {
+  const CodeRange* r = code.find(ret);
+  if (r == nullptr) return false;
+  return r->kind == CodeKind::kInterpreter || follows_call(*r, ret);
+}
+
+// True when PC lies in the body of compiled method R, its frame complete: neither in the prologue
+// nor in an epilogue.
+bool in_nmethod_body(const CodeRange* r, uintptr_t pc) noexcept {
+  return r != nullptr && r->kind == CodeKind::kNMethod && r->frame_size != 0 && pc - r->start >= r->prologue_end &&
+         !at_epilogue_pop(*r, pc) && !after_epilogue(*r, pc);
+}
+
+// How many bytes above SP the compiled frame of R really starts: 0 normally, a few words while an
+// inline intrinsic keeps registers pushed. The frame's return address slot must hold a plausible
+// return address. -1 when no candidate does.
+int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const Bounds& b, uintptr_t sp) noexcept {
+  const uintptr_t ret_offset = r.frame_size + (r.pushes_rbp ? 8 : 0);
+  for (int k = 0; k <= kMaxIntrinsicPushes; k++) {
+    const uintptr_t slot = sp + 8 * static_cast<uintptr_t>(k) + ret_offset;
+    if (!b.holds(slot)) return -1;
+    if (plausible_return(code, load_word(slot))) return 8 * k;
+  }
+  return -1;
 }
 
 jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
@@ -316,6 +338,27 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
     recovery_counters().first_codes[result >= -10 ? -result : 11].fetch_add(1, std::memory_order_relaxed);
   }
   const bool stack_known = stack_top > at.sp;
+  // Inside a compiled method's body, ASGCT trusts SP. While an inline intrinsic keeps registers
+  // pushed, SP lies a few words below the frame: ASGCT then fails, or worse, reads a sender from
+  // the wrong slot and delivers a trace that is cut short or wrong. Walk from the frame's real SP.
+  if (code != nullptr && stack_known && in_nmethod_body(range, at.pc) && recoverable_or_success(result)) {
+    const Bounds bounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)};
+    const int adjust = frame_sp_adjustment(*code, *range, bounds, at.sp);
+    if (adjust > 0) {
+      RecoveryCounters& rc = recovery_counters();
+      rc.attempted.fetch_add(1, std::memory_order_relaxed);
+      const Regs real{at.pc, at.sp + static_cast<uintptr_t>(adjust), at.fp};
+      result = retry_from(asgct, jni, uc, real, RetryPc::kExact, frames, depth);
+      if (result > 0) {
+        *physical_count =
+            walk_physical(*code, FrameRegs{real.pc, real.sp, real.fp}, stack_top, physical, kMaxPhysicalFrames);
+        rc.recovered[JVMKIT_RECOVERY_NMETHOD_INTRINSIC].fetch_add(1, std::memory_order_relaxed);
+      } else {
+        rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
+      }
+      return result;
+    }
+  }
   if (result > 0 && code != nullptr && is_java(range) && stack_known) {
     *physical_count =
         walk_physical(*code, FrameRegs{at.pc, at.sp, at.fp}, stack_top, physical, kMaxPhysicalFrames);
@@ -365,7 +408,7 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
       // The Java code another signal handler interrupted: ASGCT from there, as is.
       any_valid = true;
       retries++;
-      jint retried = retry_from(asgct, jni, uc, cur, frames, depth);
+      jint retried = retry_from(asgct, jni, uc, cur, RetryPc::kExact, frames, depth);
       if (retried > 0) return succeed(cur, retried, JVMKIT_RECOVERY_SIGNAL_FRAME);
       break;
     }
@@ -398,15 +441,19 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
         crossed_signal = true;
         break;
       }
-      // Only a return address is a valid caller PC: in known code, right after a call.
-      if (!follows_call(target != nullptr ? *target : native, caller.pc)) continue;
+      // Only a return address is a valid caller PC: in known code, right after a call. The
+      // interpreter is the exception: it pushes its return entry itself and jumps to the callee
+      // (ASGCT then validates the interpreter frame that rbp points to).
+      const bool interpreted = target != nullptr && target->kind == CodeKind::kInterpreter;
+      if (!interpreted && !follows_call(target != nullptr ? *target : native, caller.pc)) continue;
       // From an nmethod's own prologue/epilogue the caller must be Java code.
       if (step == 0 && nmethod && !is_java(target)) continue;
       if (step == 0) first_kind = kind_of(cur_range, cands[i]);
       if (is_java(target)) {
         any_valid = true;
         retries++;
-        jint retried = retry_from(asgct, jni, uc, caller, frames + (nmethod && !crossed_signal ? 1 : 0),
+        const RetryPc how = interpreted ? RetryPc::kExact : RetryPc::kReturnAddress;
+        jint retried = retry_from(asgct, jni, uc, caller, how, frames + (nmethod && !crossed_signal ? 1 : 0),
                                   depth - (nmethod && !crossed_signal ? 1 : 0));
         if (retried <= 0) continue;
         return succeed(caller, retried, crossed_signal ? JVMKIT_RECOVERY_SIGNAL_FRAME : first_kind);

@@ -30,6 +30,8 @@ void learn_native_text();
 
 // True for the ASGCT codes a retry from the caller can fix.
 inline bool recoverable_code(jint code) noexcept { return code == -5 || code == -6 || code == -4; }
+// True for a successful walk, or a failure a retry from another context can fix.
+inline bool recoverable_or_success(jint code) noexcept { return code > 0 || recoverable_code(code); }
 
 // Runs ASGCT on UCONTEXT into FRAMES (capacity DEPTH) and, when it fails with a recoverable code,
 // retries from a validated caller context. Returns ASGCT's final result (> 0: frames written).

@@ -166,6 +166,9 @@ void final_checks() {
 
   ok = check_recovery() && ok;
   ok = check_frame_types() && ok;
+  if (!option("expect_top", "").empty()) {
+    ok = check_expected_tops(option_long("min_top_permille", 950), option_long("min_top_samples", 300)) && ok;
+  }
   if (g_mode == "accounting" || g_mode == "unload") {
     // Only the handler makes requests in these modes: its view must match the library's.
     if (t.returned_ok != c.accepted)
@@ -288,6 +291,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   set_resolve_every_frame(g_mode == "unload" || g_mode == "virtual");
   set_expected_method_name(option("expect_method", ""));
   set_hot_method_name(option("hot", ""));
+  set_expected_tops(option("expect_top", ""));
   set_required_method_name(option("require_method", ""));
   set_truth(option("truth", ""));
   set_call_sites(option("callsites", ""));

@@ -83,6 +83,10 @@ struct Seen {
   int64_t frames_by_type[4];            // by jvmtiFrameType
 };
 Seen seen();
+// Expected top frames by workload (option expect_top, see callbacks.cpp); the check prints each
+// workload's share and where the other samples went, and fails below MIN_PERMILLE.
+void set_expected_tops(const std::string& spec);
+bool check_expected_tops(long min_permille, long min_samples);
 // Top-frame method name the bias test counts as "hot" (option hot=...).
 void set_hot_method_name(const std::string& name);
 void set_resolve_every_frame(bool on);

@@ -43,6 +43,54 @@ bool g_has_required = false;
 std::string g_open_text;
 int g_missing_printed = 0;
 
+// Expected top frames (option expect_top=WORKLOAD:Class.method|Class.method/...): an unbiased
+// trace of thread "worker-WORKLOAD" is right when its top frame is one of the names (simple class
+// name, '$' nesting dropped). The others are counted by their top three frames.
+JNIEnv* jni_env();
+
+struct TopExpectation {
+  std::string workload;
+  std::vector<std::string> names;
+  int64_t right = 0, total = 0;
+  std::map<std::string, int64_t> elsewhere;
+};
+std::vector<TopExpectation> g_tops;
+std::map<int, int> g_top_of_thread;  // tracked index -> g_tops index, or -1
+std::string g_open_top, g_open_chain;
+
+// "Class.method" of METHOD, or "" when it does not resolve.
+std::string simple_name(jmethodID method) {
+  char* name = nullptr;
+  jclass holder = nullptr;
+  std::string out;
+  if (g_jvmti->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE &&
+      g_jvmti->GetMethodDeclaringClass(method, &holder) == JVMTI_ERROR_NONE) {
+    char* sig = nullptr;
+    if (g_jvmti->GetClassSignature(holder, &sig, nullptr) == JVMTI_ERROR_NONE) {
+      std::string c(sig);
+      g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(sig));
+      if (!c.empty() && c.back() == ';') c.pop_back();
+      size_t cut = c.find_last_of("/$");
+      out = c.substr(cut == std::string::npos ? 1 : cut + 1) + "." + name;
+    }
+  }
+  if (name) g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
+  if (holder) jni_env()->DeleteLocalRef(holder);
+  return out;
+}
+
+int expectation_of(int index) {
+  auto it = g_top_of_thread.find(index);
+  if (it != g_top_of_thread.end()) return it->second;
+  int found = -1;
+  const std::string thread = g_tracked[index].name;
+  for (size_t i = 0; i < g_tops.size(); i++) {
+    if (thread == "worker-" + g_tops[i].workload) found = static_cast<int>(i);
+  }
+  g_top_of_thread[index] = found;
+  return found;
+}
+
 JNIEnv* jni_env() {
   JNIEnv* jni = nullptr;
   g_vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6);
@@ -93,6 +141,8 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
   g_frames_in_open = 0;
   g_has_required = false;
   g_open_text.clear();
+  g_open_top.clear();
+  g_open_chain.clear();
   g_begins++;
   (biased ? g_biased : g_unbiased)++;
   if (biased != (ud_stream(ud) == 1 ? JNI_TRUE : JNI_FALSE)) {
@@ -151,6 +201,11 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
       violation("jmethodID %p does not resolve inside the callback", (void*)method);
     }
   }
+  if (!g_tops.empty() && !g_open_biased && g_frames_in_open < 3) {
+    std::string name = simple_name(method);
+    if (g_frames_in_open == 0) g_open_top = name;
+    g_open_chain += (g_frames_in_open == 0 ? "" : " < ") + name;
+  }
   bool top = g_frames_in_open == 0;
   g_frames_in_open++;
   g_frames++;
@@ -196,6 +251,18 @@ void JNICALL on_end(jthread, void* ud) {
                    g_open_text.c_str());
     }
   }
+  if (!g_tops.empty() && !g_open_biased) {
+    int e = expectation_of(ud_index(ud));
+    if (e >= 0) {
+      TopExpectation& t = g_tops[static_cast<size_t>(e)];
+      t.total++;
+      if (std::find(t.names.begin(), t.names.end(), g_open_top) != t.names.end()) {
+        t.right++;
+      } else {
+        t.elsewhere[g_open_chain]++;
+      }
+    }
+  }
   g_open = nullptr;
   g_ends++;
 }
@@ -232,6 +299,57 @@ Seen seen() {
   s.frames_of_payload = g_payload_frames;
   for (int i = 0; i < 4; i++) s.frames_by_type[i] = g_types[i];
   return s;
+}
+
+void set_expected_tops(const std::string& spec) {
+  // WORKLOAD:Name|Name/WORKLOAD:Name...
+  size_t at = 0;
+  while (at < spec.size()) {
+    size_t end = spec.find('/', at);
+    if (end == std::string::npos) end = spec.size();
+    std::string item = spec.substr(at, end - at);
+    size_t colon = item.find(':');
+    if (colon != std::string::npos) {
+      TopExpectation t;
+      t.workload = item.substr(0, colon);
+      std::string names = item.substr(colon + 1);
+      size_t n = 0;
+      while (n <= names.size()) {
+        size_t bar = names.find('|', n);
+        if (bar == std::string::npos) bar = names.size();
+        t.names.push_back(names.substr(n, bar - n));
+        n = bar + 1;
+      }
+      g_tops.push_back(std::move(t));
+    }
+    at = end + 1;
+  }
+}
+
+bool check_expected_tops(long min_permille, long min_samples) {
+  bool ok = true;
+  for (const TopExpectation& t : g_tops) {
+    const double share = t.total ? 1000.0 * static_cast<double>(t.right) / static_cast<double>(t.total) : 0;
+    std::string names;
+    for (const std::string& n : t.names) names += (names.empty() ? "" : " or ") + n;
+    std::fprintf(stderr, "  top frame of worker-%-10s %6.1f%% of %lld in %s\n", t.workload.c_str(), share / 10,
+                 (long long)t.total, names.c_str());
+    std::vector<std::pair<int64_t, std::string>> others;
+    for (const auto& [chain, count] : t.elsewhere) others.emplace_back(count, chain);
+    std::sort(others.rbegin(), others.rend());
+    for (size_t i = 0; i < others.size() && i < 4; i++) {
+      std::fprintf(stderr, "      elsewhere %lld: %s\n", (long long)others[i].first, others[i].second.c_str());
+    }
+    if (t.total < min_samples) {
+      violation("worker-%s: %lld samples, fewer than %ld", t.workload.c_str(), (long long)t.total, min_samples);
+      ok = false;
+    } else if (share < static_cast<double>(min_permille)) {
+      violation("worker-%s: top frame right in %.1f%% of samples (need %.1f%%)", t.workload.c_str(), share / 10,
+                static_cast<double>(min_permille) / 10);
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 void set_hot_method_name(const std::string& name) { g_hot_name = name; }

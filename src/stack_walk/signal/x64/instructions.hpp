@@ -1,0 +1,72 @@
+// SIGNAL CONTEXT. Recognisers of the few x86-64 instruction patterns the stack walk relies on:
+// call sites, and where a HotSpot prologue or epilogue stands. Each reads only code bytes inside
+// RANGE (code-cache memory, never unmapped) at or before PC, and decides from bytes alone, so
+// that unit tests can feed it byte sequences. May call nothing; allocates nothing.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include "stack_walk/code_map.hpp"
+
+namespace jvmkit::walk {
+
+// Frames larger than this are not taken from a "sub rsp, imm" guess (HotSpot's are far smaller).
+constexpr uintptr_t kMaxPrologueFrame = 8 * 1024;
+
+// True when the 2..6 bytes before RET encode a call (E8 rel32, or FF /2 with a register or memory
+// operand). RANGE contains RET (code-cache memory, never unmapped); bytes before its start are
+// not read.
+inline bool follows_call(const CodeRange& range, uintptr_t ret) noexcept {
+  if (ret < range.start + 6) return false;
+  const auto* p = reinterpret_cast<const uint8_t*>(ret);
+  if (p[-5] == 0xE8) return true;                            // call rel32
+  if (p[-2] == 0xFF && (p[-1] & 0xF8) == 0xD0) return true;  // call reg (REX.B optional before)
+  if (p[-2] == 0xFF && (p[-1] & 0xF8) == 0x10 && (p[-1] & 7) != 4 && (p[-1] & 7) != 5) return true;  // call [reg]
+  if (p[-3] == 0xFF && (p[-2] & 0xF8) == 0x50 && (p[-2] & 7) != 4) return true;  // call [reg + disp8]
+  if (p[-6] == 0xFF && ((p[-5] & 0xF8) == 0x90 || p[-5] == 0x15)) return true;   // [reg + disp32], [rip + disp32]
+  return false;
+}
+
+// The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
+// within the 64 bytes before it (inside RANGE), or 0.
+inline uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {
+  uintptr_t from = pc - range.start > 64 ? pc - 64 : range.start;
+  uintptr_t size = 0;
+  for (uintptr_t a = from; a + 4 <= pc; a++) {
+    const auto* p = reinterpret_cast<const uint8_t*>(a);
+    if (p[0] != 0x48 || p[2] != 0xEC) continue;
+    if (p[1] == 0x83) {
+      size = p[3];
+    } else if (p[1] == 0x81 && a + 7 <= pc) {
+      uint32_t imm;
+      std::memcpy(&imm, p + 3, sizeof(imm));
+      size = imm;
+    }
+  }
+  return size < kMaxPrologueFrame && (size & 7) == 0 ? size : 0;
+}
+
+// True when PC is at an epilogue's "pop rbp" right after its "add rsp, imm": the frame's own
+// slots are gone, the caller's rbp is at [sp] and the return address at [sp + 8].
+inline bool at_epilogue_pop(const CodeRange& range, uintptr_t pc) noexcept {
+  const auto* p = reinterpret_cast<const uint8_t*>(pc);
+  if (p[0] != 0x5D) return false;
+  if (pc >= range.start + 4 && p[-4] == 0x48 && p[-3] == 0x83 && p[-2] == 0xC4) return true;  // add rsp, imm8
+  return pc >= range.start + 7 && p[-7] == 0x48 && p[-6] == 0x81 && p[-5] == 0xC4;          // add rsp, imm32
+}
+
+// True when the bytes before PC end with an epilogue's "add rsp, imm; pop rbp" followed by at
+// most 16 bytes (C2's return poll: cmp/ja): the frame is gone, the return address is at [sp].
+inline bool after_epilogue(const CodeRange& range, uintptr_t pc) noexcept {
+  const uintptr_t from = pc - range.start > 32 ? pc - 32 : range.start;
+  for (uintptr_t a = pc; a-- > from + 4;) {
+    const auto* p = reinterpret_cast<const uint8_t*>(a);
+    if (p[0] != 0x5D || pc - a > 17) continue;                         // pop rbp, then up to 16 bytes before PC
+    if (p[-4] == 0x48 && p[-3] == 0x83 && p[-2] == 0xC4) return true;  // add rsp, imm8
+    if (a >= from + 7 && p[-7] == 0x48 && p[-6] == 0x81 && p[-5] == 0xC4) return true;  // add rsp, imm32
+  }
+  return false;
+}
+
+}  // namespace jvmkit::walk
