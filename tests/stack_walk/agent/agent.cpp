@@ -147,6 +147,12 @@ void final_checks() {
     // The table checked its own rows; only its control request was accepted, with its own callbacks.
     finish(c.pending == 0 && c.accepted == c.delivered + c.failed);
   }
+  if (g_mode == "probe") {
+    // The probes have their own callbacks: each accepted request was compared or failed.
+    const bool probes_ok = check_probes(option_long("min_checks", 5000));
+    check_recovery();
+    finish(probes_ok && c.pending == 0 && c.accepted == c.delivered + c.failed);
+  }
   bool ok = check_accounting(g_mode.c_str(), true) && newborn_ok;
   Seen s = seen();
   SamplerTotals t = sampler_totals();
@@ -296,8 +302,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   set_truth(option("truth", ""));
   set_call_sites(option("callsites", ""));
   install_signal_handler();
+  if (g_mode == "probe") install_probe_handler();
 
-  if (g_mode == "accounting" || g_mode == "unload" || g_mode == "bias" || g_mode == "virtual" || g_mode == "onunload") {
+  if (g_mode == "accounting" || g_mode == "unload" || g_mode == "bias" || g_mode == "virtual" || g_mode == "onunload" ||
+      g_mode == "probe") {
     jvmtiError err = EnableRequestStackTrace(g_jvmti);
     if (err != JVMTI_ERROR_NONE) {
       std::fprintf(stderr, "EnableRequestStackTrace in Agent_OnLoad returned %d\n", err);

@@ -24,6 +24,7 @@ void violation(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 int violations();
 [[noreturn]] void finish(bool ok);
 
+const std::string& mode();  // option mode
 extern jvmtiEnv* g_jvmti;  // the agent's own environment (the "caller's env" of the API)
 extern JavaVM* g_vm;
 
@@ -110,6 +111,11 @@ bool run_bad_input_table(JNIEnv* jni);
 // Checks that every tracked thread whose name starts with prefix got at least min_delivered traces
 // (and, with the option require_method, that its traces contain that method); prints each thread.
 bool check_threads(const char* prefix, long min_delivered);
+
+// mode=probe (probe.cpp): the handler of the probe signal, and the final check (every compared
+// trace equal to GetStackTrace's, at least MIN_CHECKS of them).
+void install_probe_handler();
+bool check_probes(long min_checks);
 
 // Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.
 bool check_accounting(const char* when, bool expect_pending_zero);

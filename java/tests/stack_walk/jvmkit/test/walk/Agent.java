@@ -19,4 +19,10 @@ public final class Agent {
   public static native boolean checkThreads(String prefix, int min);
 
   public static native boolean cycles(int cycles, int windowMillis);
+
+  /** mode=probe: compares the unbiased trace of this moment with GetStackTrace's (probe.cpp). */
+  public static native void probe();
+
+  /** Calls r.run() from native code (JNI). */
+  public static native void callBack(Runnable r);
 }
