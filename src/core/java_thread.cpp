@@ -104,6 +104,18 @@ bool pending_field_tracks_exceptions(JNIEnv* env, const JavaThreadLayout& layout
   return thrown && seen && !layout.has_pending_exception(env);
 }
 
+// The frame anchor's fields (optional: without them the stack walk types fewer frames exactly).
+void learn_anchor(JavaThreadLayout* layout) {
+  const std::optional<intptr_t> anchor = vm_struct_offset("JavaThread", "_anchor");
+  const std::optional<intptr_t> sp = vm_struct_offset("JavaFrameAnchor", "_last_Java_sp");
+  const std::optional<intptr_t> fp = vm_struct_offset("JavaFrameAnchor", "_last_Java_fp");
+  const std::optional<intptr_t> pc = vm_struct_offset("JavaFrameAnchor", "_last_Java_pc");
+  if (!anchor || !sp || !fp || !pc) return;
+  layout->anchor_sp = *anchor + *sp;
+  layout->anchor_fp = *anchor + *fp;
+  layout->anchor_pc = *anchor + *pc;
+}
+
 // Everything the layout needs, read and checked; nullopt (and WHY) on the first failure.
 std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   auto fail = [why](const char* reason) {
@@ -125,6 +137,7 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   const std::optional<intptr_t> env_offset = current_env_offset(env);
   if (!env_offset) return fail("Thread.eetop is unset or implausible on this thread");
   layout.env_offset = *env_offset;
+  learn_anchor(&layout);
 
   // HotSpot records the pthread stack's top as is, and its size less any glibc guard area.
   const std::optional<StackRange> real = pthread_stack();
@@ -133,6 +146,12 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   const auto here = reinterpret_cast<uintptr_t>(&layout);
   if (read.hi != real->hi || read.lo < real->lo || !read.contains(here)) {
     return fail("the JavaThread stack fields do not match the thread's stack");
+  }
+  // Called from native code (JNI or a JVMTI callback), the thread's anchor is set or, when it has
+  // no Java frame yet, empty; either way its sp lies on this stack or is 0.
+  const LastJavaFrame last = layout.last_java_frame(env);
+  if (last.sp != 0 && (!read.contains(last.sp) || last.sp <= here)) {
+    layout.anchor_sp = layout.anchor_fp = layout.anchor_pc = -1;
   }
   if (!pending_field_tracks_exceptions(env, layout)) {
     return fail("the pending-exception field does not follow Throw and ExceptionClear");

@@ -25,11 +25,35 @@ struct StackRange {
   bool contains(uintptr_t address) const noexcept { return address >= lo && address < hi; }
 };
 
+// The registers of a thread's last Java frame as HotSpot's frame anchor records them: sp == 0 when
+// the thread runs Java code (or has no Java frame); pc == 0 when HotSpot left it for [sp - 8].
+struct LastJavaFrame {
+  uintptr_t sp = 0, fp = 0, pc = 0;
+};
+
 struct JavaThreadLayout {
   intptr_t env_offset = 0;         // JNIEnv address - JavaThread address
   intptr_t stack_base = 0;         // offset of JavaThread::_stack_base (the stack's highest address)
   intptr_t stack_size = 0;         // offset of JavaThread::_stack_size
   intptr_t pending_exception = 0;  // offset of ThreadShadow::_pending_exception (an oop)
+  // Offsets of JavaThread::_anchor's _last_Java_sp, _last_Java_fp and _last_Java_pc, or -1 when
+  // gHotSpotVMStructs does not describe them.
+  intptr_t anchor_sp = -1, anchor_fp = -1, anchor_pc = -1;
+
+  // SIGNAL SAFE. The current thread's last Java frame while it runs outside Java code (native
+  // code, the VM, blocked): where HotSpot itself, and AsyncGetCallTrace, start its Java stack.
+  // Only the thread itself writes its anchor, publishing sp last and clearing it first, so a
+  // handler on that thread that reads sp != 0 reads the pc and fp that go with it.
+  LastJavaFrame last_java_frame(JNIEnv* env) const noexcept {
+    if (anchor_sp < 0) return {};
+    const char* thread = reinterpret_cast<const char*>(env) - env_offset;
+    LastJavaFrame f;
+    std::memcpy(&f.sp, thread + anchor_sp, sizeof(f.sp));
+    if (f.sp == 0) return {};
+    std::memcpy(&f.fp, thread + anchor_fp, sizeof(f.fp));
+    std::memcpy(&f.pc, thread + anchor_pc, sizeof(f.pc));
+    return f;
+  }
 
   // SIGNAL SAFE. The stack of the thread whose JNIEnv is ENV: two loads from its JavaThread.
   // Only for the current thread (another thread's JavaThread may be freed meanwhile).

@@ -15,7 +15,12 @@ int type_from_physical(const AsgctFrame* frames, int n, const PhysicalFrame* phy
     if (frames[i].lineno == kAsgctNativeBci) {
       types[i] = JVMTI_FRAME_NATIVE;
       exact++;
-      if (p < physical_count && physical[p].kind == CodeKind::kNMethod && physical[p].root == frames[i].method_id) p++;
+      // Its physical frame, when the walk saw it: the native wrapper (an nmethod of the same method)
+      // or, for the native method running at the top, the interpreter frame of its native entry.
+      const bool wrapper =
+          p < physical_count && physical[p].kind == CodeKind::kNMethod && physical[p].root == frames[i].method_id;
+      const bool interpreted_top = i == 0 && p == 0 && physical_count > 0 && physical[0].kind == CodeKind::kInterpreter;
+      if (wrapper || interpreted_top) p++;
       i++;
       continue;
     }

@@ -72,6 +72,18 @@ TEST(CodeMap, ScansC2AndC1Prologues) {
   EXPECT_TRUE(r.pushes_rbp);
   EXPECT_EQ(r.prologue_begin, 1u);  // the push
   EXPECT_EQ(r.prologue_end, 6u);    // after the sub
+  // A native wrapper: HotSpot's enter() ("push rbp; mov rbp, rsp" encoded 55 48 8B EC), then
+  // "sub rsp, 0x40". The other encoding of the mov (48 89 E5) is the same prologue.
+  for (uint8_t mov2 : {uint8_t{0x8B}, uint8_t{0x89}}) {
+    const uint8_t mov3 = mov2 == 0x8B ? 0xEC : 0xE5;
+    const uint8_t wrapper[] = {0x90, 0x90, 0x55, 0x48, mov2, mov3, 0x48, 0x83, 0xEC, 0x40, 0x90, 0x90, 0x90, 0x90};
+    r = CodeRange{};
+    scan_prologue(wrapper, sizeof(wrapper), &r);
+    EXPECT_EQ(r.frame_size, 0x40u);
+    EXPECT_TRUE(r.pushes_rbp);
+    EXPECT_EQ(r.prologue_begin, 2u);  // the push
+    EXPECT_EQ(r.prologue_end, 10u);   // after the sub
+  }
   // Nothing recognisable: unknown.
   const uint8_t none[] = {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90};
   r = CodeRange{};
@@ -94,6 +106,19 @@ TEST(FrameTyping, MatchesInlinedFramesToTheirPhysicalFrame) {
   EXPECT_EQ(types[3], JVMTI_FRAME_NATIVE);
   EXPECT_EQ(types[4], kTypeUnknown);
   EXPECT_EQ(types[5], kTypeUnknown);
+}
+
+TEST(FrameTyping, NativeMethodAtTheTopOwnsTheFirstInterpreterFrame) {
+  // Sampled in native code called from the interpreter: the walk starts at the thread's last Java
+  // frame, the native method's own interpreter frame; its caller is interpreted too.
+  AsgctFrame frames[] = {{kAsgctNativeBci, M(4)}, {3, M(5)}, {8, M(6)}};
+  PhysicalFrame physical[] = {{nullptr, CodeKind::kInterpreter}, {nullptr, CodeKind::kInterpreter},
+                              {M(6), CodeKind::kNMethod}};
+  int types[3];
+  EXPECT_EQ(type_from_physical(frames, 3, physical, 3, types), 3);
+  EXPECT_EQ(types[0], JVMTI_FRAME_NATIVE);
+  EXPECT_EQ(types[1], JVMTI_FRAME_INTERPRETER);
+  EXPECT_EQ(types[2], JVMTI_FRAME_JIT);
 }
 
 TEST(FrameTyping, StopsWhereTheWalkAndAsgctDisagree) {

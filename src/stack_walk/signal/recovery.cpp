@@ -1,7 +1,9 @@
 // SIGNAL CONTEXT. Recovery of samples AsyncGetCallTrace (ASGCT) cannot place.
 //
 // May call: atomics, ASGCT, CodeSnapshot::find (a binary search over an immutable snapshot held
-// through a SnapshotCell reader), and plain loads from memory that is known to be mapped:
+// through a SnapshotCell reader), JavaThreadLayout::last_java_frame (three loads from the current
+// thread's own JavaThread, through the layout checked at Enable), and plain loads from memory
+// that is known to be mapped:
 //   - the interrupted thread's stack between its SP and the lower of SP + kMaxStackReach and the
 //     stack's top (HotSpot's JavaThread::_stack_base, read through the layout checked at Enable,
 //     see core/java_thread.hpp). The signal frame was pushed below SP on this same stack, so all
@@ -27,6 +29,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/java_thread.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
@@ -275,6 +278,20 @@ int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const Boun
   return -1;
 }
 
+// The physical frames from the current thread's last Java frame, which HotSpot's frame anchor
+// records while the thread runs outside Java code (native code, the VM): where ASGCT started.
+// 0 when the anchor is unknown or empty, or its SP is not on the stack above SP.
+int walk_from_anchor(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,
+                     PhysicalFrame* physical) noexcept {
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr) return 0;
+  const hotspot::LastJavaFrame last = layout->last_java_frame(jni);
+  if (last.sp <= sp || last.sp >= stack_top || (last.sp & 7) != 0) return 0;
+  // No pc recorded: HotSpot takes the return address just below the frame, as here.
+  const uintptr_t pc = last.pc != 0 ? last.pc : load_word(last.sp - 8);
+  return walk_physical(code, FrameRegs{pc, last.sp, last.fp}, stack_top, physical, kMaxPhysicalFrames);
+}
+
 jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
   if (range == nullptr) return JVMKIT_RECOVERY_NATIVE_LEAF;
   if (range->kind == CodeKind::kNMethod) {
@@ -362,6 +379,8 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
   if (result > 0 && code != nullptr && is_java(range) && stack_known) {
     *physical_count =
         walk_physical(*code, FrameRegs{at.pc, at.sp, at.fp}, stack_top, physical, kMaxPhysicalFrames);
+  } else if (result > 0 && code != nullptr && stack_known) {
+    *physical_count = walk_from_anchor(*code, jni, at.sp, stack_top, physical);
   }
   if (result > 0 || !recoverable_code(result) || code == nullptr) return result;
   // -4 (not walkable, not in Java) is only ours to fix when the PC is in code we know.

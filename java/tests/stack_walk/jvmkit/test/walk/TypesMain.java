@@ -11,6 +11,8 @@ package jvmkit.test.walk;
  *       (-XX:CompileCommand=inline,jvmkit.test.walk.TypesMain::inlLeaf): inlLeaf INLINE, inlOuter
  *       JIT;
  *   <li>worker-native: nativeOuter sleeping in Thread.sleep: the native method's frame NATIVE.
+ *   <li>worker-natinline: natOuter (JIT) with natInl inlined, sleeping in Thread.sleep: samples
+ *       taken in native code, where the walk starts from the thread's last Java frame.
  * </ul>
  *
  * With -Xint every frame is INTERPRETER. The agent's option "truth" names the expected type of
@@ -56,12 +58,28 @@ public final class TypesMain {
     return 1;
   }
 
+  // Inlined into natOuter (-XX:CompileCommand=inline): a sample taken while the thread sleeps in
+  // native code must still type natInl INLINE and natOuter JIT.
+  static long natInl(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return ms + 1;
+  }
+
+  static long natOuter(long ms) {
+    return natInl(ms) * 3;
+  }
+
   static void work(String kind, long deadline) {
     long s = 0;
     while (System.nanoTime() < deadline) {
       switch (kind) {
         case "jit" -> s += jitOuter(5_000);
         case "inline" -> s += inlOuter(2_500);
+        case "natinline" -> s += natOuter(1);
         default -> s += nativeOuter();
       }
     }
@@ -71,12 +89,14 @@ public final class TypesMain {
   public static void main(String[] args) throws Exception {
     double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
     String[] kinds =
-        args.length > 1 ? java.util.Arrays.copyOfRange(args, 1, args.length) : new String[] {"jit", "inline", "native"};
+        args.length > 1
+            ? java.util.Arrays.copyOfRange(args, 1, args.length)
+            : new String[] {"jit", "inline", "native", "natinline"};
     // Warm-up: enough calls for C2 (tiered: 15,000 invocations or loops), compiled synchronously
     // under -Xbatch. A no-op under -Xint.
     long s = 0;
     for (int i = 0; i < 30_000; i++) {
-      s += jitOuter(200) + inlOuter(100);
+      s += jitOuter(200) + inlOuter(100) + natOuter(0);
     }
     nativeOuter();
     sink += s;
