@@ -21,27 +21,44 @@ struct AsgctTrace {
 
 using AsgctFunction = void (*)(AsgctTrace* trace, jint depth, void* ucontext);
 
-// ASGCT's result codes (HotSpot forte.cpp), mapped onto jvmkit's failure reasons.
+// The bci ASGCT gives a native method's frame.
 constexpr jint kAsgctNativeBci = -3;
 
+// ASGCT's answers when it writes no frame (num_frames <= 0), with HotSpot's names (forte.cpp).
+namespace asgct {
+constexpr jint kNoJavaFrame = 0;          // ticks_no_Java_frame
+constexpr jint kNoClassLoad = -1;         // ticks_no_class_load: ClassLoad was never enabled
+constexpr jint kGcActive = -2;            // ticks_GC_active
+constexpr jint kUnknownNotJava = -3;      // ticks_unknown_not_Java: outside Java, no last Java frame
+constexpr jint kNotWalkableNotJava = -4;  // ticks_not_walkable_not_Java
+constexpr jint kUnknownJava = -5;         // ticks_unknown_Java: in Java code, no frame it can describe
+constexpr jint kNotWalkableJava = -6;     // ticks_not_walkable_Java
+constexpr jint kUnknownState = -7;        // ticks_unknown_state
+constexpr jint kThreadExit = -8;          // ticks_thread_exit
+constexpr jint kDeopt = -9;               // ticks_deopt
+constexpr jint kSafepoint = -10;          // ticks_safepoint
+constexpr jint kLowestCode = -10;         // codes run from kNoJavaFrame down to this
+}  // namespace asgct
+
+// Maps ASGCT's answer onto jvmkit's failure reasons.
 inline jvmkitFailureReason failure_from_asgct(jint code) {
   switch (code) {
-    case 0:   // ticks_no_Java_frame
-    case -3:  // ticks_unknown_not_Java
-    case -4:  // ticks_not_walkable_not_Java
+    case asgct::kNoJavaFrame:
+    case asgct::kUnknownNotJava:
+    case asgct::kNotWalkableNotJava:
       return JVMKIT_FAILURE_NO_JAVA_FRAMES;
-    case -2:  // ticks_GC_active
+    case asgct::kGcActive:
       return JVMKIT_FAILURE_GC_ACTIVE;
-    case -5:   // ticks_unknown_Java
-    case -6:   // ticks_not_walkable_Java
-    case -7:   // ticks_unknown_state
-    case -10:  // ticks_safepoint
+    case asgct::kUnknownJava:
+    case asgct::kNotWalkableJava:
+    case asgct::kUnknownState:
+    case asgct::kSafepoint:
       return JVMKIT_FAILURE_NOT_WALKABLE;
-    case -8:  // ticks_thread_exit
+    case asgct::kThreadExit:
       return JVMKIT_FAILURE_THREAD_ENDED;
-    case -9:  // ticks_deopt
+    case asgct::kDeopt:
       return JVMKIT_FAILURE_DEOPTIMIZING;
-    default:  // -1 ticks_no_class_load (ClassLoad not enabled) and anything new
+    default:  // kNoClassLoad (jvmkit enables ClassLoad) and anything new
       return JVMKIT_FAILURE_OTHER;
   }
 }

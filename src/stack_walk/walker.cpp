@@ -320,7 +320,9 @@ void Walker::teardown(bool dead) {
   if (std::getenv("JVMKIT_WALK_DEBUG") != nullptr) {
     std::fprintf(stderr, "jvmkit: ASGCT first answers by code:");
     const RecoveryCounters& rc = recovery_counters();
-    for (int i = 0; i < 12; i++) std::fprintf(stderr, " %d:%lld", -i, static_cast<long long>(rc.first_codes[i].load()));
+    for (int i = 0; i < RecoveryCounters::kCodeSlots; i++) {
+      std::fprintf(stderr, " %d:%lld", -i, static_cast<long long>(rc.first_codes[i].load()));
+    }
     std::fprintf(stderr,
                  "; code map: %zu blobs, %zu nmethods, interpreter %s; frames typed exactly %lld, by fallback %lld\n",
                  code_map_.blobs(), code_map_.nmethods(), code_map_.has_interpreter() ? "yes" : "no",

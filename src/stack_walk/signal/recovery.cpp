@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "core/java_thread.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
@@ -337,72 +338,119 @@ void learn_native_text() {
   dl_iterate_phdr(collect_text, nullptr);
 }
 
-jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
-                           const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
-                           int* physical_count) noexcept {
-  const auto* uc = static_cast<const ucontext_t*>(ucontext);
-  const Regs at{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
-                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
-                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP])};
+namespace {
 
-  CodeMap::Reader reader(code_map.cell());
-  const CodeSnapshot* code = reader.get();
-  const CodeRange* range = code ? code->find(at.pc) : nullptr;
-  *physical_count = 0;
+// One capture: what ASGCT is run with, the interrupted registers, the code snapshot and where the
+// stack may be read. Filled once by capture_with_recovery; the steps below only read it (and
+// write the frames and the physical frames).
+struct Capture {
+  AsgctFunction asgct;
+  JNIEnv* jni;
+  const ucontext_t* uc;
+  AsgctFrame* frames;
+  jint depth;
+  const CodeSnapshot* code;  // nullptr: no code map yet (ASGCT's answer stands)
+  const CodeRange* range;    // the range of the interrupted PC, or nullptr
+  Regs at;                   // the interrupted registers
+  uintptr_t stack_top;       // 0: unknown (no stack slot is read)
+  PhysicalFrame* physical;
+  int* physical_count;
 
-  jint result = run_asgct(asgct, jni, ucontext, frames, depth);
-  if (result <= 0) {
-    recovery_counters().first_codes[result >= -10 ? -result : 11].fetch_add(1, std::memory_order_relaxed);
+  bool stack_known() const noexcept { return stack_top > at.sp; }
+  Bounds bounds() const noexcept { return Bounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)}; }
+  jint retry(const Regs& from, RetryPc how, int skip) const noexcept {
+    return retry_from(asgct, jni, uc, from, how, frames + skip, depth - skip);
   }
-  const bool stack_known = stack_top > at.sp;
-  // Inside a compiled method's body, ASGCT trusts SP. While an inline intrinsic keeps registers
-  // pushed, SP lies a few words below the frame: ASGCT then fails, or worse, reads a sender from
-  // the wrong slot and delivers a trace that is cut short or wrong. Walk from the frame's real SP.
-  if (code != nullptr && stack_known && in_nmethod_body(range, at.pc) && recoverable_or_success(result)) {
-    const Bounds bounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)};
-    const int adjust = frame_sp_adjustment(*code, *range, bounds, at.sp);
-    if (adjust > 0) {
-      RecoveryCounters& rc = recovery_counters();
-      rc.attempted.fetch_add(1, std::memory_order_relaxed);
-      const Regs real{at.pc, at.sp + static_cast<uintptr_t>(adjust), at.fp};
-      result = retry_from(asgct, jni, uc, real, RetryPc::kExact, frames, depth);
-      if (result > 0) {
-        *physical_count =
-            walk_physical(*code, FrameRegs{real.pc, real.sp, real.fp}, stack_top, physical, kMaxPhysicalFrames);
-        rc.recovered[JVMKIT_RECOVERY_NMETHOD_INTRINSIC].fetch_add(1, std::memory_order_relaxed);
-      } else {
-        rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
-      }
-      return result;
-    }
+  int walk(const Regs& from, int already) const noexcept {
+    return walk_physical(*code, FrameRegs{from.pc, from.sp, from.fp}, stack_top, physical + already,
+                         kMaxPhysicalFrames - already);
   }
-  if (result > 0 && code != nullptr && is_java(range) && stack_known) {
-    *physical_count =
-        walk_physical(*code, FrameRegs{at.pc, at.sp, at.fp}, stack_top, physical, kMaxPhysicalFrames);
-  } else if (result > 0 && code != nullptr && stack_known) {
-    *physical_count = walk_from_anchor(*code, jni, at.sp, stack_top, physical);
-  }
-  if (result > 0 || !recoverable_code(result) || code == nullptr) return result;
-  // -4 (not walkable, not in Java) is only ours to fix when the PC is in code we know.
-  if (result == -4 && range == nullptr) return result;
+};
 
+// Step 1. Inside a compiled method's body, ASGCT trusts SP. While an inline intrinsic keeps
+// registers pushed, SP lies a few words below the frame: ASGCT then fails, or worse, reads a
+// sender from the wrong slot and delivers a trace that is cut short or wrong. When the frame's
+// return-address slot is not at SP's distance but a few words higher, ASGCT runs again from the
+// frame's real SP and its answer is final. nullopt: not such a case.
+std::optional<jint> walk_from_real_frame_sp(const Capture& c, jint first) noexcept {
+  if (c.code == nullptr || !c.stack_known() || !in_nmethod_body(c.range, c.at.pc) || !recoverable_or_success(first)) {
+    return std::nullopt;
+  }
+  const int adjust = frame_sp_adjustment(*c.code, *c.range, c.bounds(), c.at.sp);
+  if (adjust <= 0) return std::nullopt;
   RecoveryCounters& rc = recovery_counters();
   rc.attempted.fetch_add(1, std::memory_order_relaxed);
-  if (!stack_known) {
-    rc.unrecovered[JVMKIT_UNRECOVERED_NO_STACK_BOUNDS].fetch_add(1, std::memory_order_relaxed);
-    return result;
+  const Regs real{c.at.pc, c.at.sp + static_cast<uintptr_t>(adjust), c.at.fp};
+  const jint result = c.retry(real, RetryPc::kExact, 0);
+  if (result > 0) {
+    *c.physical_count = c.walk(real, 0);
+    rc.recovered[JVMKIT_RECOVERY_NMETHOD_INTRINSIC].fetch_add(1, std::memory_order_relaxed);
+  } else {
+    rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
   }
-  if (range != nullptr && range->kind == CodeKind::kInterpreter) {
-    rc.unrecovered[JVMKIT_UNRECOVERED_INTERPRETER].fetch_add(1, std::memory_order_relaxed);
-    return result;
-  }
+  return result;
+}
 
+// Step 2. After ASGCT succeeded: the physical frames, from the interrupted PC when it is in Java
+// code, else from the thread's last Java frame (where ASGCT started).
+void record_physical_frames(const Capture& c) noexcept {
+  if (c.code == nullptr || !c.stack_known()) return;
+  *c.physical_count = is_java(c.range) ? c.walk(c.at, 0)
+                                       : walk_from_anchor(*c.code, c.jni, c.at.sp, c.stack_top, c.physical);
+}
+
+// Step 3. Whether a failed capture is worth a recovery; counts the attempt, and the reason when
+// the answer is no for a reason of ours.
+bool should_recover(const Capture& c, jint result) noexcept {
+  if (!recoverable_code(result) || c.code == nullptr) return false;
+  // Not walkable outside Java: only ours to fix when the PC is in code we know.
+  if (result == asgct::kNotWalkableNotJava && c.range == nullptr) return false;
+  RecoveryCounters& rc = recovery_counters();
+  rc.attempted.fetch_add(1, std::memory_order_relaxed);
+  if (!c.stack_known()) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_NO_STACK_BOUNDS].fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  if (c.range != nullptr && c.range->kind == CodeKind::kInterpreter) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_INTERPRETER].fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+// The context a signal handler's frame saved, when CALLER's return address is glibc's signal
+// trampoline: the handler (e.g. JFR's sampler holding the thread suspended) interrupted it, and
+// the kernel put its ucontext just above the return slot.
+bool interrupted_context_below(const Bounds& b, const Regs& cur, const Regs& caller, Regs* out) noexcept {
+  const uintptr_t inner = caller.sp;  // == return slot + 8
+  const uintptr_t gregs = inner + offsetof(ucontext_t, uc_mcontext.gregs);
+  if (!b.holds(gregs) || !b.holds(gregs + sizeof(greg_t) * NGREG - 8)) return false;
+  const auto* inner_uc = reinterpret_cast<const ucontext_t*>(inner);
+  *out = Regs{static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RIP]),
+              static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RSP]),
+              static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RBP])};
+  return out->sp > cur.sp && b.holds(out->sp);
+}
+
+// Only a return address is a valid caller PC: in known code, right after a call. The interpreter
+// is the exception: it pushes its return entry itself and jumps to the callee (ASGCT then
+// validates the interpreter frame that rbp points to).
+bool is_return_address(const CodeRange* target, const CodeRange& native, uintptr_t pc) noexcept {
+  if (target != nullptr && target->kind == CodeKind::kInterpreter) return true;
+  return follows_call(target != nullptr ? *target : native, pc);
+}
+
+// Step 4. Unwinds from the interrupted context to the first Java caller (through stubs, leaf
+// native frames and other signal handlers' frames), validating every candidate, and retries ASGCT
+// from it. Returns ASGCT's final answer (> 0 when recovered); counts the outcome.
+jint recover_from_caller(const Capture& c, jint result) noexcept {
+  RecoveryCounters& rc = recovery_counters();
   // A compiled method interrupted in its prologue/epilogue is itself the top frame: its root
   // method goes first (location unknown), and its caller follows from the retry.
-  const bool nmethod = range != nullptr && range->kind == CodeKind::kNMethod;
-  const Bounds bounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)};
-  Regs cur = at;
-  const CodeRange* cur_range = range;
+  const bool nmethod = c.range != nullptr && c.range->kind == CodeKind::kNMethod;
+  const Bounds bounds = c.bounds();
+  Regs cur = c.at;
+  const CodeRange* cur_range = c.range;
   bool cur_interrupted = true;  // CUR is an interrupted context (not a return address)
   bool crossed_signal = false;
   jvmkitRecoveryKind first_kind = JVMKIT_RECOVERY_KIND_COUNT;
@@ -411,14 +459,13 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
   auto succeed = [&](const Regs& from, jint retried, jvmkitRecoveryKind kind) {
     int walked = 0;
     if (nmethod && !crossed_signal) {
-      frames[0].method_id = range->method;
-      frames[0].lineno = -1;
+      c.frames[0].method_id = c.range->method;
+      c.frames[0].lineno = -1;
       retried += 1;
-      physical[walked++] = {range->method, CodeKind::kNMethod};
+      c.physical[walked++] = {c.range->method, CodeKind::kNMethod};
     }
-    walked += walk_physical(*code, FrameRegs{from.pc, from.sp, from.fp}, stack_top, physical + walked,
-                            kMaxPhysicalFrames - walked);
-    *physical_count = walked;
+    walked += c.walk(from, walked);
+    *c.physical_count = walked;
     rc.recovered[kind].fetch_add(1, std::memory_order_relaxed);
     return retried;
   };
@@ -427,7 +474,7 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
       // The Java code another signal handler interrupted: ASGCT from there, as is.
       any_valid = true;
       retries++;
-      jint retried = retry_from(asgct, jni, uc, cur, RetryPc::kExact, frames, depth);
+      const jint retried = c.retry(cur, RetryPc::kExact, 0);
       if (retried > 0) return succeed(cur, retried, JVMKIT_RECOVERY_SIGNAL_FRAME);
       break;
     }
@@ -441,39 +488,26 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
     for (int i = 0; i < n && retries < kMaxRetries; i++) {
       Regs caller{};
       if (!caller_regs(bounds, cur, cands[i], &caller)) continue;
-      const CodeRange* target = code->find(caller.pc);
+      const CodeRange* target = c.code->find(caller.pc);
       CodeRange native{};
       if (target == nullptr && !in_native_text(caller.pc, &native)) continue;
       if (target == nullptr && is_sigreturn(native, caller.pc)) {
-        // A signal handler's frame (e.g. JFR's sampler holding the thread suspended): go on from
-        // the context it interrupted, saved in the ucontext just above the return slot.
-        const uintptr_t inner = caller.sp;  // == return slot + 8
-        const uintptr_t gregs = inner + offsetof(ucontext_t, uc_mcontext.gregs);
-        if (!bounds.holds(gregs) || !bounds.holds(gregs + sizeof(greg_t) * NGREG - 8)) continue;
-        const auto* inner_uc = reinterpret_cast<const ucontext_t*>(inner);
-        next = Regs{static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RIP]),
-                    static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RSP]),
-                    static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RBP])};
-        if (next.sp <= cur.sp || !bounds.holds(next.sp)) continue;
-        next_range = code->find(next.pc);
+        if (!interrupted_context_below(bounds, cur, caller, &next)) continue;
+        next_range = c.code->find(next.pc);
         have_next = next_interrupted = true;
         crossed_signal = true;
         break;
       }
-      // Only a return address is a valid caller PC: in known code, right after a call. The
-      // interpreter is the exception: it pushes its return entry itself and jumps to the callee
-      // (ASGCT then validates the interpreter frame that rbp points to).
-      const bool interpreted = target != nullptr && target->kind == CodeKind::kInterpreter;
-      if (!interpreted && !follows_call(target != nullptr ? *target : native, caller.pc)) continue;
+      if (!is_return_address(target, native, caller.pc)) continue;
       // From an nmethod's own prologue/epilogue the caller must be Java code.
       if (step == 0 && nmethod && !is_java(target)) continue;
       if (step == 0) first_kind = kind_of(cur_range, cands[i]);
       if (is_java(target)) {
         any_valid = true;
         retries++;
-        const RetryPc how = interpreted ? RetryPc::kExact : RetryPc::kReturnAddress;
-        jint retried = retry_from(asgct, jni, uc, caller, how, frames + (nmethod && !crossed_signal ? 1 : 0),
-                                  depth - (nmethod && !crossed_signal ? 1 : 0));
+        const bool interpreted = target->kind == CodeKind::kInterpreter;
+        const jint retried = c.retry(caller, interpreted ? RetryPc::kExact : RetryPc::kReturnAddress,
+                                     nmethod && !crossed_signal ? 1 : 0);
         if (retried <= 0) continue;
         return succeed(caller, retried, crossed_signal ? JVMKIT_RECOVERY_SIGNAL_FRAME : first_kind);
       }
@@ -489,11 +523,36 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
     cur_range = next_range;
     cur_interrupted = next_interrupted;
   }
-  jvmkitUnrecoveredReason reason = any_valid          ? JVMKIT_UNRECOVERED_RETRY_FAILED
-                                   : range == nullptr ? JVMKIT_UNRECOVERED_UNKNOWN_PC
-                                                      : JVMKIT_UNRECOVERED_NO_CALLER;
+  const jvmkitUnrecoveredReason reason = any_valid            ? JVMKIT_UNRECOVERED_RETRY_FAILED
+                                         : c.range == nullptr ? JVMKIT_UNRECOVERED_UNKNOWN_PC
+                                                              : JVMKIT_UNRECOVERED_NO_CALLER;
   rc.unrecovered[reason].fetch_add(1, std::memory_order_relaxed);
   return result;
+}
+
+}  // namespace
+
+jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
+                           const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
+                           int* physical_count) noexcept {
+  const auto* uc = static_cast<const ucontext_t*>(ucontext);
+  const Regs at{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
+                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
+                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP])};
+  CodeMap::Reader reader(code_map.cell());
+  const CodeSnapshot* code = reader.get();
+  const Capture c{asgct,         jni,       uc, frames, depth, code, code ? code->find(at.pc) : nullptr,
+                  at,            stack_top, physical, physical_count};
+  *physical_count = 0;
+
+  const jint first = run_asgct(asgct, jni, ucontext, frames, depth);
+  if (first <= 0) recovery_counters().count_first_answer(first);
+  if (const std::optional<jint> corrected = walk_from_real_frame_sp(c, first)) return *corrected;
+  if (first > 0) {
+    record_physical_frames(c);
+    return first;
+  }
+  return should_recover(c, first) ? recover_from_caller(c, first) : first;
 }
 
 }  // namespace jvmkit::walk

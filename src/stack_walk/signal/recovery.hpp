@@ -17,9 +17,14 @@ struct RecoveryCounters {
   std::atomic<int64_t> attempted{0};
   std::atomic<int64_t> recovered[JVMKIT_RECOVERY_KIND_COUNT]{};
   std::atomic<int64_t> unrecovered[JVMKIT_UNRECOVERED_REASON_COUNT]{};
-  // ASGCT's first answer by code (index -code, 0..10; 11: anything else), for diagnostics
-  // (printed at Disable when JVMKIT_WALK_DEBUG is set).
-  std::atomic<int64_t> first_codes[12]{};
+  // ASGCT's first answer by code (index -code, 0..-asgct::kLowestCode; the last: anything else),
+  // for diagnostics (printed at Disable when JVMKIT_WALK_DEBUG is set).
+  static constexpr int kCodeSlots = -asgct::kLowestCode + 2;
+  std::atomic<int64_t> first_codes[kCodeSlots]{};
+  void count_first_answer(jint code) noexcept {
+    const int slot = code >= asgct::kLowestCode && code <= 0 ? -code : kCodeSlots - 1;
+    first_codes[slot].fetch_add(1, std::memory_order_relaxed);
+  }
   void snapshot(jvmkitRecoveryCounters* out) const noexcept;
 };
 RecoveryCounters& recovery_counters() noexcept;
@@ -29,7 +34,9 @@ RecoveryCounters& recovery_counters() noexcept;
 void learn_native_text();
 
 // True for the ASGCT codes a retry from the caller can fix.
-inline bool recoverable_code(jint code) noexcept { return code == -5 || code == -6 || code == -4; }
+inline bool recoverable_code(jint code) noexcept {
+  return code == asgct::kUnknownJava || code == asgct::kNotWalkableJava || code == asgct::kNotWalkableNotJava;
+}
 // True for a successful walk, or a failure a retry from another context can fix.
 inline bool recoverable_or_success(jint code) noexcept { return code > 0 || recoverable_code(code); }
 

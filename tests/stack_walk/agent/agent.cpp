@@ -117,6 +117,19 @@ bool check_tracked_threads(const char* prefix, long min_delivered) {
         ok = false;
       }
     }
+    // Option strict=NAME/NAME...: these threads may fail at most max_strict_failed_permille of
+    // their requests (the overall limit, max_failed_permille, covers the rest).
+    const std::string strict = "/" + option("strict", "") + "/";
+    if (strict.find("/" + std::string(t.name) + "/") != std::string::npos) {
+      const int64_t failed = t.failed.load(), all = failed + t.delivered.load();
+      const long limit = option_long("max_strict_failed_permille", 5);
+      std::fprintf(stderr, "    failed %.3f%% (allowed %.1f%%)\n", all ? 100.0 * failed / all : 0.0, limit / 10.0);
+      if (failed * 1000 > all * limit) {
+        violation("thread %s: %lld of %lld requests failed (allowed %.1f%%)", t.name, (long long)failed,
+                  (long long)all, limit / 10.0);
+        ok = false;
+      }
+    }
     if (t.delivered.load() < min_delivered) {
       violation("thread %s: only %lld traces delivered (want >= %ld)", t.name, (long long)t.delivered.load(),
                 min_delivered);

@@ -2,12 +2,12 @@ package jvmkit.test.walk;
 
 /**
  * Loops whose samples mostly land in code AsyncGetCallTrace cannot place on its own: intrinsic
- * stubs (Math.log, Math.sin), arraycopy stubs, String hashing, and megamorphic interface calls
- * (itable stubs). One thread per workload, named "worker-WORKLOAD"; each runs its class's
+ * stubs (Math.log, Math.sin), arraycopy stubs, String hashing, and megamorphic interface and
+ * virtual calls (itable and vtable stubs). One thread per workload, named "worker-WORKLOAD"; each runs its class's
  * hotLoop(), which the test keeps out of line (-XX:CompileCommand=dontinline,*::hotLoop) so that
  * every correct trace of a worker contains a hotLoop frame.
  *
- * <p>Usage: StubsMain seconds [workload...] (default: all of log sin arraycopy hash iface)
+ * <p>Usage: StubsMain seconds [workload...] (default: all of log sin arraycopy hash iface vcall)
  */
 public final class StubsMain {
   static volatile long sink;
@@ -43,6 +43,40 @@ public final class StubsMain {
   static final class E implements Shape {
     public long area(long x) {
       return x >>> 1;
+    }
+  }
+
+  abstract static class Animal {
+    abstract long sound(long x);
+  }
+
+  static final class Cat extends Animal {
+    long sound(long x) {
+      return x + 3;
+    }
+  }
+
+  static final class Dog extends Animal {
+    long sound(long x) {
+      return x * 5;
+    }
+  }
+
+  static final class Cow extends Animal {
+    long sound(long x) {
+      return x ^ 0x33;
+    }
+  }
+
+  static final class Owl extends Animal {
+    long sound(long x) {
+      return x - 11;
+    }
+  }
+
+  static final class Bat extends Animal {
+    long sound(long x) {
+      return x >>> 2;
     }
   }
 
@@ -117,10 +151,24 @@ public final class StubsMain {
     }
   }
 
+  /** Megamorphic virtual calls: five receivers at one call site, dispatched by vtable stubs. */
+  static final class Virtual {
+    static final Animal[] ANIMALS = {new Cat(), new Dog(), new Cow(), new Owl(), new Bat()};
+
+    static long hotLoop(int n) {
+      long s = 0;
+      Animal[] animals = ANIMALS;
+      for (int i = 0; i < n; i++) {
+        s += animals[i % animals.length].sound(i);
+      }
+      return s;
+    }
+  }
+
   static void run(String workload, long deadline) {
     // The dispatch is resolved once: time spent here between hotLoop calls is tiny (< 0.5% of
     // samples, each hotLoop call runs for a few milliseconds).
-    int kind = java.util.List.of("log", "sin", "arraycopy", "hash", "iface").indexOf(workload);
+    int kind = java.util.List.of("log", "sin", "arraycopy", "hash", "iface", "vcall").indexOf(workload);
     if (kind < 0) {
       throw new IllegalArgumentException("unknown workload " + workload);
     }
@@ -131,7 +179,8 @@ public final class StubsMain {
         case 1 -> s += (long) Sin.hotLoop(200_000);
         case 2 -> s += ArrayCopy.hotLoop(20_000);
         case 3 -> s += Hash.hotLoop(40_000);
-        default -> s += Iface.hotLoop(800_000);
+        case 4 -> s += Iface.hotLoop(800_000);
+        default -> s += Virtual.hotLoop(800_000);
       }
     }
     sink += s;
@@ -142,10 +191,11 @@ public final class StubsMain {
     String[] workloads =
         args.length > 1
             ? java.util.Arrays.copyOfRange(args, 1, args.length)
-            : new String[] {"log", "sin", "arraycopy", "hash", "iface"};
+            : new String[] {"log", "sin", "arraycopy", "hash", "iface", "vcall"};
     // Load and initialise every workload class here, so that no worker's samples land in class
     // loading (its traces would rightly lack hotLoop).
-    sink += (long) Log.hotLoop(1) + (long) Sin.hotLoop(1) + ArrayCopy.hotLoop(1) + Hash.hotLoop(1) + Iface.hotLoop(1);
+    sink += (long) Log.hotLoop(1) + (long) Sin.hotLoop(1) + ArrayCopy.hotLoop(1) + Hash.hotLoop(1) + Iface.hotLoop(1)
+        + Virtual.hotLoop(1);
     long deadline = System.nanoTime() + (long) (seconds * 1e9);
     Thread[] threads = new Thread[workloads.length];
     for (int i = 0; i < workloads.length; i++) {
