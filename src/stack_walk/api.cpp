@@ -4,7 +4,7 @@
 
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
-#include "stack_walk/signal/recovery.hpp"
+#include "stack_walk/signal/x64/recovery.hpp"
 #include "stack_walk/walker.hpp"
 
 using jvmkit::walk::counters;

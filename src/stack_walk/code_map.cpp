@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "stack_walk/signal/x64/instructions.hpp"
+
 namespace jvmkit::walk {
 
 const CodeRange* CodeSnapshot::find(uintptr_t pc) const noexcept {
@@ -51,16 +53,9 @@ void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
   const size_t limit = size < 160 ? size : 160;
   for (size_t i = 0; i + 7 <= limit; i++) {
     const uint8_t* p = code + i;
-    if (p[0] != 0x48 || p[2] != 0xEC || (p[1] != 0x83 && p[1] != 0x81)) continue;
     uint32_t n = 0;
     size_t len = 0;
-    if (p[1] == 0x83) {
-      n = p[3];
-      len = 4;
-    } else {
-      std::memcpy(&n, p + 3, sizeof(n));
-      len = 7;
-    }
+    if (!decode_sub_rsp(p, size - i, &n, &len)) continue;
     if (n == 0 || (n & 7) != 0 || n > (1u << 16)) continue;
     const uint8_t* q = p + len;
     const bool mov8 = i + len + 5 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x6C && q[3] == 0x24 &&

@@ -16,7 +16,7 @@
 #include <jvmti.h>
 
 #include "stack_walk/asgct.hpp"
-#include "stack_walk/signal/physical_walk.hpp"
+#include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
 

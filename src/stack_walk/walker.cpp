@@ -14,7 +14,7 @@
 #include "core/jdk_version.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
-#include "stack_walk/signal/recovery.hpp"
+#include "stack_walk/signal/x64/recovery.hpp"
 
 namespace jvmkit::walk {
 

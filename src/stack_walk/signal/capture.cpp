@@ -18,7 +18,8 @@
 
 #include "core/java_thread.hpp"
 #include "stack_walk/counters.hpp"
-#include "stack_walk/signal/recovery.hpp"
+#include "stack_walk/signal/x64/frame.hpp"
+#include "stack_walk/signal/x64/recovery.hpp"
 
 #ifdef JVMKIT_WALK_TEST_HOOKS
 extern "C" void jvmkit_walk_capture_hook(int entering);
@@ -102,9 +103,9 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
     request->num_frames = 0;
     if (ucontext != nullptr) {
       request->kind = RequestKind::kCaptured;
-      const ucontext_t* uc = static_cast<const ucontext_t*>(ucontext);
-      request->pc = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
-      request->sp = static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]);
+      const Regs at = regs_of(static_cast<const ucontext_t*>(ucontext));
+      request->pc = at.pc;
+      request->sp = at.sp;
       const CodeMap* code_map = state.code_map.load(std::memory_order_acquire);
       AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
       if (code_map != nullptr) {

@@ -4,6 +4,7 @@
 // that unit tests can feed it byte sequences. May call nothing; allocates nothing.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 
@@ -28,21 +29,30 @@ inline bool follows_call(const CodeRange& range, uintptr_t ret) noexcept {
   return false;
 }
 
+// Decodes "sub rsp, imm" at P (48 83 EC ib, or 48 81 EC id), reading at most AVAILABLE bytes:
+// true with *IMM and the instruction's *LENGTH, or false.
+inline bool decode_sub_rsp(const uint8_t* p, size_t available, uint32_t* imm, size_t* length) noexcept {
+  if (available < 4 || p[0] != 0x48 || p[2] != 0xEC) return false;
+  if (p[1] == 0x83) {
+    *imm = p[3];
+    *length = 4;
+    return true;
+  }
+  if (p[1] != 0x81 || available < 7) return false;
+  std::memcpy(imm, p + 3, sizeof(*imm));
+  *length = 7;
+  return true;
+}
+
 // The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
 // within the 64 bytes before it (inside RANGE), or 0.
 inline uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {
   uintptr_t from = pc - range.start > 64 ? pc - 64 : range.start;
   uintptr_t size = 0;
   for (uintptr_t a = from; a + 4 <= pc; a++) {
-    const auto* p = reinterpret_cast<const uint8_t*>(a);
-    if (p[0] != 0x48 || p[2] != 0xEC) continue;
-    if (p[1] == 0x83) {
-      size = p[3];
-    } else if (p[1] == 0x81 && a + 7 <= pc) {
-      uint32_t imm;
-      std::memcpy(&imm, p + 3, sizeof(imm));
-      size = imm;
-    }
+    uint32_t imm = 0;
+    size_t length = 0;
+    if (decode_sub_rsp(reinterpret_cast<const uint8_t*>(a), pc - a, &imm, &length)) size = imm;
   }
   return size < kMaxPrologueFrame && (size & 7) == 0 ? size : 0;
 }

@@ -8,7 +8,7 @@
 
 #include "stack_walk/asgct.hpp"
 #include "stack_walk/code_map.hpp"
-#include "stack_walk/signal/physical_walk.hpp"
+#include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
 

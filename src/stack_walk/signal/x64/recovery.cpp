@@ -21,7 +21,7 @@
 // [rbp + 8] once the stub has its own rbp frame. A candidate is accepted only if the recovered PC
 // lies in Java code jvmkit knows of (an nmethod or the interpreter) and directly follows a call
 // instruction, and ASGCT then succeeds from it.
-#include "stack_walk/signal/recovery.hpp"
+#include "stack_walk/signal/x64/recovery.hpp"
 
 #include <link.h>
 #include <ucontext.h>
@@ -55,24 +55,6 @@ constexpr uintptr_t kMaxStackReach = 16 * 1024;
 // Frames unwound (stubs, leaf native frames) before giving up, and ASGCT retries at most.
 constexpr int kMaxSteps = 12;
 constexpr int kMaxRetries = 4;
-// Registers an inline intrinsic keeps pushed (HotSpot's x86 string_indexof saves up to four).
-constexpr int kMaxIntrinsicPushes = 6;
-
-struct Regs {
-  uintptr_t pc, sp, fp;
-};
-
-// The part of the stack the unwinder may read: [lo, hi).
-struct Bounds {
-  uintptr_t lo, hi;
-  bool holds(uintptr_t address) const noexcept { return address >= lo && address <= hi - 8 && (address & 7) == 0; }
-};
-
-uintptr_t load_word(uintptr_t address) noexcept {
-  uintptr_t value;
-  std::memcpy(&value, reinterpret_cast<const void*>(address), sizeof(value));
-  return value;
-}
 
 // Executable segments of libjvm and libc, learnt at Enable (they are never unloaded): return
 // addresses in native frames are checked against them before their bytes are read.
@@ -122,7 +104,7 @@ struct Candidate {
 
 // The caller's registers for candidate C, if its slots lie in BOUNDS and the stack grows
 // strictly towards the caller.
-bool caller_regs(const Bounds& b, const Regs& cur, Candidate c, Regs* out) noexcept {
+bool caller_regs(const StackBounds& b, const Regs& cur, Candidate c, Regs* out) noexcept {
   uintptr_t slot = 0;
   switch (c.kind) {
     case CandidateKind::kSubbed:
@@ -185,10 +167,7 @@ jint retry_from(AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original, co
                 AsgctFrame* frames, jint depth) noexcept {
   ucontext_t copy;
   std::memcpy(&copy, original, sizeof(copy));
-  const uintptr_t pc = how == RetryPc::kReturnAddress ? caller.pc - 1 : caller.pc;
-  copy.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(pc);
-  copy.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(caller.sp);
-  copy.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(caller.fp);
+  set_regs(&copy, Regs{how == RetryPc::kReturnAddress ? caller.pc - 1 : caller.pc, caller.sp, caller.fp});
   return run_asgct(asgct, jni, &copy, frames, depth);
 }
 
@@ -251,32 +230,11 @@ int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidat
   return n;
 }
 
-// True when RET is an address a compiled frame returns to: right after a call in Java code or a
-// stub, or anywhere in the interpreter (which pushes its own return entries).
-bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept {
-  const CodeRange* r = code.find(ret);
-  if (r == nullptr) return false;
-  return r->kind == CodeKind::kInterpreter || follows_call(*r, ret);
-}
-
 // True when PC lies in the body of compiled method R, its frame complete: neither in the prologue
 // nor in an epilogue.
 bool in_nmethod_body(const CodeRange* r, uintptr_t pc) noexcept {
   return r != nullptr && r->kind == CodeKind::kNMethod && r->frame_size != 0 && pc - r->start >= r->prologue_end &&
          !at_epilogue_pop(*r, pc) && !after_epilogue(*r, pc);
-}
-
-// How many bytes above SP the compiled frame of R really starts: 0 normally, a few words while an
-// inline intrinsic keeps registers pushed. The frame's return address slot must hold a plausible
-// return address. -1 when no candidate does.
-int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const Bounds& b, uintptr_t sp) noexcept {
-  const uintptr_t ret_offset = r.frame_size + (r.pushes_rbp ? 8 : 0);
-  for (int k = 0; k <= kMaxIntrinsicPushes; k++) {
-    const uintptr_t slot = sp + 8 * static_cast<uintptr_t>(k) + ret_offset;
-    if (!b.holds(slot)) return -1;
-    if (plausible_return(code, load_word(slot))) return 8 * k;
-  }
-  return -1;
 }
 
 // The physical frames from the current thread's last Java frame, which HotSpot's frame anchor
@@ -290,7 +248,7 @@ int walk_from_anchor(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintpt
   if (last.sp <= sp || last.sp >= stack_top || (last.sp & 7) != 0) return 0;
   // No pc recorded: HotSpot takes the return address just below the frame, as here.
   const uintptr_t pc = last.pc != 0 ? last.pc : load_word(last.sp - 8);
-  return walk_physical(code, FrameRegs{pc, last.sp, last.fp}, stack_top, physical, kMaxPhysicalFrames);
+  return walk_physical(code, Regs{pc, last.sp, last.fp}, stack_top, physical, kMaxPhysicalFrames);
 }
 
 jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
@@ -357,13 +315,12 @@ struct Capture {
   int* physical_count;
 
   bool stack_known() const noexcept { return stack_top > at.sp; }
-  Bounds bounds() const noexcept { return Bounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)}; }
+  StackBounds bounds() const noexcept { return StackBounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)}; }
   jint retry(const Regs& from, RetryPc how, int skip) const noexcept {
     return retry_from(asgct, jni, uc, from, how, frames + skip, depth - skip);
   }
   int walk(const Regs& from, int already) const noexcept {
-    return walk_physical(*code, FrameRegs{from.pc, from.sp, from.fp}, stack_top, physical + already,
-                         kMaxPhysicalFrames - already);
+    return walk_physical(*code, from, stack_top, physical + already, kMaxPhysicalFrames - already);
   }
 };
 
@@ -421,14 +378,11 @@ bool should_recover(const Capture& c, jint result) noexcept {
 // The context a signal handler's frame saved, when CALLER's return address is glibc's signal
 // trampoline: the handler (e.g. JFR's sampler holding the thread suspended) interrupted it, and
 // the kernel put its ucontext just above the return slot.
-bool interrupted_context_below(const Bounds& b, const Regs& cur, const Regs& caller, Regs* out) noexcept {
+bool interrupted_context_below(const StackBounds& b, const Regs& cur, const Regs& caller, Regs* out) noexcept {
   const uintptr_t inner = caller.sp;  // == return slot + 8
   const uintptr_t gregs = inner + offsetof(ucontext_t, uc_mcontext.gregs);
   if (!b.holds(gregs) || !b.holds(gregs + sizeof(greg_t) * NGREG - 8)) return false;
-  const auto* inner_uc = reinterpret_cast<const ucontext_t*>(inner);
-  *out = Regs{static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RIP]),
-              static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RSP]),
-              static_cast<uintptr_t>(inner_uc->uc_mcontext.gregs[REG_RBP])};
+  *out = regs_of(reinterpret_cast<const ucontext_t*>(inner));
   return out->sp > cur.sp && b.holds(out->sp);
 }
 
@@ -448,7 +402,7 @@ jint recover_from_caller(const Capture& c, jint result) noexcept {
   // A compiled method interrupted in its prologue/epilogue is itself the top frame: its root
   // method goes first (location unknown), and its caller follows from the retry.
   const bool nmethod = c.range != nullptr && c.range->kind == CodeKind::kNMethod;
-  const Bounds bounds = c.bounds();
+  const StackBounds bounds = c.bounds();
   Regs cur = c.at;
   const CodeRange* cur_range = c.range;
   bool cur_interrupted = true;  // CUR is an interrupted context (not a return address)
@@ -536,9 +490,7 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
                            const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
                            int* physical_count) noexcept {
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
-  const Regs at{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
-                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
-                static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP])};
+  const Regs at = regs_of(uc);
   CodeMap::Reader reader(code_map.cell());
   const CodeSnapshot* code = reader.get();
   const Capture c{asgct,         jni,       uc, frames, depth, code, code ? code->find(at.pc) : nullptr,

@@ -13,10 +13,9 @@
 //     caller's SP is just above the return address.
 //   interpreter frame: rbp-based. Return address at [rbp + 8], caller's rbp at [rbp], and the
 //     caller's SP (before any adapter extended the stack) at [rbp - 8] (sender SP).
-#include "stack_walk/signal/physical_walk.hpp"
+#include "stack_walk/signal/x64/physical_walk.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include "stack_walk/signal/x64/instructions.hpp"
 
@@ -26,18 +25,28 @@ namespace {
 
 constexpr uintptr_t kMaxWalkReach = 256 * 1024;
 
-uintptr_t load(uintptr_t address) noexcept {
-  uintptr_t value;
-  std::memcpy(&value, reinterpret_cast<const void*>(address), sizeof(value));
-  return value;
-}
-
 }  // namespace
 
-int walk_physical(const CodeSnapshot& code, FrameRegs at, uintptr_t stack_top, PhysicalFrame* out, int max) noexcept {
-  const uintptr_t lo = at.sp;
-  const uintptr_t hi = std::min(at.sp + kMaxWalkReach, stack_top);
-  auto holds = [&](uintptr_t a) { return a >= lo && a + 8 <= hi && (a & 7) == 0; };
+bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept {
+  const CodeRange* r = code.find(ret);
+  if (r == nullptr) return false;
+  return r->kind == CodeKind::kInterpreter || follows_call(*r, ret);
+}
+
+int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const StackBounds& bounds,
+                        uintptr_t sp) noexcept {
+  const uintptr_t ret_offset = r.frame_size + (r.pushes_rbp ? 8 : 0);
+  for (int k = 0; k <= kMaxIntrinsicPushes; k++) {
+    const uintptr_t slot = sp + 8 * static_cast<uintptr_t>(k) + ret_offset;
+    if (!bounds.holds(slot)) return -1;
+    if (plausible_return(code, load_word(slot))) return 8 * k;
+  }
+  return -1;
+}
+
+int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out, int max) noexcept {
+  const StackBounds bounds{at.sp, std::min(at.sp + kMaxWalkReach, stack_top)};
+  auto holds = [&](uintptr_t a) { return bounds.holds(a); };
   const CodeRange* r = code.find(at.pc);
   int n = 0;
   while (n < max && r != nullptr) {
@@ -50,18 +59,18 @@ int walk_physical(const CodeSnapshot& code, FrameRegs at, uintptr_t stack_top, P
       ret_slot = at.sp + r->frame_size + (r->pushes_rbp ? 8 : 0);
       if (!holds(ret_slot) || !holds(ret_slot - 8)) break;
       caller_sp = ret_slot + 8;
-      caller_fp = load(ret_slot - 8);
+      caller_fp = load_word(ret_slot - 8);
       out[n++] = {r->method, CodeKind::kNMethod};
     } else if (r->kind == CodeKind::kInterpreter) {
       if (!holds(at.fp - 8) || !holds(at.fp + 8)) break;
       ret_slot = at.fp + 8;
-      caller_fp = load(at.fp);
-      caller_sp = load(at.fp - 8);
+      caller_fp = load_word(at.fp);
+      caller_sp = load_word(at.fp - 8);
       out[n++] = {nullptr, CodeKind::kInterpreter};
     } else {
       break;  // a stub (e.g. the call stub that entered Java): the Java frames above end here
     }
-    const uintptr_t ret = load(ret_slot);
+    const uintptr_t ret = load_word(ret_slot);
     // Recursion and loops of calls return into the same code: try the current range first.
     const CodeRange* next = ret >= r->start && ret < r->end ? r : code.find(ret);
     // The interpreter pushes its own return address (its return entry) before it jumps to a
@@ -70,7 +79,7 @@ int walk_physical(const CodeSnapshot& code, FrameRegs at, uintptr_t stack_top, P
         (next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp || !holds(caller_sp)) {
       break;
     }
-    at = FrameRegs{ret, caller_sp, caller_fp};
+    at = Regs{ret, caller_sp, caller_fp};
     r = next;
   }
   return n;
