@@ -16,6 +16,8 @@
 
 #include <jvmkit/stack_walk.h>
 
+#include "tests/support/signal_handler.hpp"
+
 namespace jvmkit::bench {
 
 constexpr int kMaxWorkers = 64;
@@ -79,11 +81,7 @@ inline jint setup_agent(JavaVM* vm, jvmtiEnv** jvmti, jvmtiEventVMInit vm_init, 
   for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
     (*jvmti)->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr);
   }
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof(sa));
-  sa.sa_sigaction = handler;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  if (sigaction(signal, &sa, nullptr) != 0) return JNI_ERR;
+  if (!testing::install_siginfo_handler(signal, handler)) return JNI_ERR;
   JvmkitSetJavaVM(vm);
   return EnableRequestStackTrace(*jvmti) == JVMTI_ERROR_NONE ? JNI_OK : JNI_ERR;
 }

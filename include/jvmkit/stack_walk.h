@@ -179,7 +179,9 @@ typedef enum {
   JVMKIT_FAILURE_DISABLED = 6,       /* DisableRequestStackTrace ran before a trace could be taken */
   JVMKIT_FAILURE_JVMTI_ERROR = 7,    /* GetStackTrace (biased path) returned an error */
   JVMKIT_FAILURE_OTHER = 8,
-  JVMKIT_FAILURE_REASON_COUNT = 9
+  JVMKIT_FAILURE_CUT_SHORT = 9,      /* AsyncGetCallTrace's trace ended above Java frames that the
+                                        capture's own frame walk found below it */
+  JVMKIT_FAILURE_REASON_COUNT = 10
 } jvmkitFailureReason;
 
 /* Why RequestStackTrace returned an error (the request was never accepted). */

@@ -62,6 +62,8 @@ JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reaso
       return "jvmti_error";
     case JVMKIT_FAILURE_OTHER:
       return "other";
+    case JVMKIT_FAILURE_CUT_SHORT:
+      return "cut_short";
     default:
       return "unknown";
   }

@@ -108,14 +108,23 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
       pinned.add(method);
     }
   }
+  // Exact types from the physical frames the capture walked; the fallback for the rest. When every
+  // frame was typed from the walk and the walk still saw Java frames below the last one, ASGCT's
+  // trace was cut short (it stops early now and then, e.g. below VM-to-Java calls): a failure,
+  // not a trace that looks complete. (A trace of kMaxFrames frames is cut by design.)
+  int* types = type_buffer_.data();
+  int physical_used = 0;
+  const int exact =
+      type_from_physical(request.frames, count, request.physical, request.physical_count, types, &physical_used);
+  if (reason == JVMKIT_FAILURE_REASON_COUNT && exact == count && physical_used < request.physical_count &&
+      count < kMaxFrames) {
+    reason = JVMKIT_FAILURE_CUT_SHORT;
+  }
   if (reason != JVMKIT_FAILURE_REASON_COUNT) {
     jni->PopLocalFrame(nullptr);
     fail(jni, request, thread_ref, reason);
     return;
   }
-  // Exact types from the physical frames the capture walked; the fallback for the rest.
-  int* types = type_buffer_.data();
-  const int exact = type_from_physical(request.frames, count, request.physical, request.physical_count, types);
   typed_exact_ += exact;
   typed_fallback_ += count - exact;
   jthread thread = jni->NewLocalRef(thread_ref);

@@ -8,7 +8,7 @@ constexpr int kMaxInlineDepth = 64;
 }  // namespace
 
 int type_from_physical(const AsgctFrame* frames, int n, const PhysicalFrame* physical, int physical_count,
-                       int* types) noexcept {
+                       int* types, int* physical_used) noexcept {
   for (int i = 0; i < n; i++) types[i] = kTypeUnknown;
   int i = 0, p = 0, exact = 0;
   while (i < n) {
@@ -46,6 +46,7 @@ int type_from_physical(const AsgctFrame* frames, int n, const PhysicalFrame* phy
     i = root + 1;
     p++;
   }
+  if (physical_used != nullptr) *physical_used = p;
   return exact;
 }
 

@@ -23,8 +23,10 @@ namespace jvmkit::walk {
 constexpr int kTypeUnknown = -1;
 
 // Writes a jvmtiFrameType or kTypeUnknown for each of the N frames into TYPES; returns how many
-// frames got an exact type.
+// frames got an exact type. *PHYSICAL_USED (if not null) receives how many physical frames the N
+// frames accounted for: fewer than PHYSICAL_COUNT although every frame was typed means the walk saw
+// Java frames below the last one ASGCT reported.
 int type_from_physical(const AsgctFrame* frames, int n, const PhysicalFrame* physical, int physical_count,
-                       int* types) noexcept;
+                       int* types, int* physical_used = nullptr) noexcept;
 
 }  // namespace jvmkit::walk

@@ -19,6 +19,7 @@
 
 #include "agent.hpp"
 #include "tests/support/queue_signal.hpp"
+#include "tests/support/signal_handler.hpp"
 
 namespace walktest {
 
@@ -146,14 +147,7 @@ void probe_handler(int, siginfo_t* info, void* ucontext) {
 
 }  // namespace
 
-void install_probe_handler() {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof(sa));
-  sa.sa_sigaction = probe_handler;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  sigaction(probe_signal(), &sa, nullptr);
-}
+void install_probe_handler() { jvmkit::testing::install_siginfo_handler(probe_signal(), probe_handler); }
 
 bool check_probes(long min_checks) {
   const int64_t pending = [] {

@@ -13,6 +13,7 @@
 #include "agent.hpp"
 #include "tests/support/queue_signal.hpp"
 #include "tests/support/rate_pacer.hpp"
+#include "tests/support/signal_handler.hpp"
 
 namespace walktest {
 
@@ -91,14 +92,7 @@ void* sampler_main(void*) {
 
 }  // namespace
 
-void install_signal_handler() {
-  struct sigaction sa;
-  std::memset(&sa, 0, sizeof(sa));
-  sa.sa_sigaction = handler;
-  sa.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&sa.sa_mask);
-  sigaction(sample_signal(), &sa, nullptr);
-}
+void install_signal_handler() { jvmkit::testing::install_siginfo_handler(sample_signal(), handler); }
 
 void start_sampler(long rate_hz) {
   g_rate = rate_hz > 0 ? rate_hz : 1000;
