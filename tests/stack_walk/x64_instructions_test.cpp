@@ -68,5 +68,18 @@ TEST(X64Instructions, EpiloguePopAndReturnPoll) {
   EXPECT_FALSE(after_epilogue(other.range(), other.at(5)));
 }
 
+TEST(X64Instructions, StartsWithFrameOnlyForStubsThatMakeOne) {
+  // HotSpot's enter() (push rbp; mov rbp, rsp: 55 48 8B EC), the other mov encoding, and after
+  // endbr64; a stub that pushes other registers first makes no rbp frame.
+  Code enter{0x55, 0x48, 0x8B, 0xEC, 0x90, 0x90, 0x90, 0x90};
+  Code other_mov{0x55, 0x48, 0x89, 0xE5, 0x90, 0x90, 0x90, 0x90};
+  Code endbr{0xF3, 0x0F, 0x1E, 0xFA, 0x55, 0x48, 0x8B, 0xEC, 0x90};
+  Code no_frame{0x57, 0x56, 0x51, 0x50, 0x90, 0x90, 0x90, 0x90};  // push rdi, rsi, rcx, rax
+  EXPECT_TRUE(starts_with_frame(enter.range()));
+  EXPECT_TRUE(starts_with_frame(other_mov.range()));
+  EXPECT_TRUE(starts_with_frame(endbr.range()));
+  EXPECT_FALSE(starts_with_frame(no_frame.range()));
+}
+
 }  // namespace
 }  // namespace jvmkit::walk

@@ -44,6 +44,15 @@ inline bool decode_sub_rsp(const uint8_t* p, size_t available, uint32_t* imm, si
   return true;
 }
 
+// True when the code of RANGE begins by making an rbp frame: "push rbp; mov rbp, rsp" (either
+// encoding of the mov), optionally after "endbr64".
+inline bool starts_with_frame(const CodeRange& range) noexcept {
+  if (range.end - range.start < 8) return false;
+  const auto* p = reinterpret_cast<const uint8_t*>(range.start);
+  if (p[0] == 0xF3 && p[1] == 0x0F && p[2] == 0x1E && p[3] == 0xFA) p += 4;  // endbr64
+  return p[0] == 0x55 && p[1] == 0x48 && ((p[2] == 0x89 && p[3] == 0xE5) || (p[2] == 0x8B && p[3] == 0xEC));
+}
+
 // The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
 // within the 64 bytes before it (inside RANGE), or 0.
 inline uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {

@@ -224,7 +224,10 @@ int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidat
     const bool after_push = cur.pc > range->start && reinterpret_cast<const uint8_t*>(cur.pc)[-1] == 0x55;
     if (at_edge) out[n++] = {CandidateKind::kEntry, 0};
     if (after_push) out[n++] = {CandidateKind::kPushed, 0};
-    out[n++] = {CandidateKind::kFrame, 0};
+    // rbp is this stub's frame only if the stub makes one, first thing ("push rbp; mov rbp, rsp",
+    // HotSpot's enter()). Many stubs keep no frame (C1's runtime stubs, adapters), and rbp still
+    // holds an old value that can point at a stale copy of frames that have returned: a wrong trace.
+    if (starts_with_frame(*range)) out[n++] = {CandidateKind::kFrame, 0};
     if (!at_edge) out[n++] = {CandidateKind::kEntry, 0};
   }
   return n;

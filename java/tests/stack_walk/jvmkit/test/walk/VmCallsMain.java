@@ -1,9 +1,15 @@
 package jvmkit.test.walk;
 
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
+import java.lang.invoke.CallSite;
+import java.lang.invoke.ConstantCallSite;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.security.ProtectionDomain;
 
@@ -17,6 +23,9 @@ import java.security.ProtectionDomain;
  *   <li>a method called through reflection (on JDK 17 the first calls of a Method go through
  *       the native accessor, which calls Java from the VM);
  *   <li>a Runnable called back from native code through JNI;
+ *   <li>the bootstrap method of an invokedynamic, which the VM calls to link the call site (in a
+ *       class this program assembles itself: javac emits no invokedynamic with a bootstrap method
+ *       of the program's own);
  *   <li>a ClassFileTransformer, when Fresh is loaded and when it is retransformed (only when this
  *       class is also the Java agent: -javaagent with a jar whose Premain-Class is
  *       VmCallsMain$Transforms);
@@ -54,6 +63,99 @@ public final class VmCallsMain {
     }
   }
 
+  /** The bootstrap method of IndyProbe's call site, run by the VM when it links the site. */
+  public static CallSite bootstrap(MethodHandles.Lookup lookup, String name, MethodType type) {
+    here();
+    return new ConstantCallSite(MethodHandles.empty(type));
+  }
+
+  static final String INDY_CLASS = "jvmkit.test.walk.IndyProbe";
+
+  /**
+   * The class file of IndyProbe: one method, {@code public static void run()}, whose only call is
+   * an invokedynamic bootstrapped by {@link #bootstrap}. Class file version 52: no stack map frames
+   * needed for code without branches.
+   */
+  static byte[] indyClassBytes() {
+    try {
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      DataOutputStream out = new DataOutputStream(bytes);
+      out.writeInt(0xCAFEBABE);
+      out.writeShort(0);
+      out.writeShort(52);
+      out.writeShort(19); // constant pool entries 1..18
+      utf8(out, INDY_CLASS.replace('.', '/')); // 1
+      out.writeByte(7); // 2 Class
+      out.writeShort(1);
+      utf8(out, "java/lang/Object"); // 3
+      out.writeByte(7); // 4 Class
+      out.writeShort(3);
+      utf8(out, "run"); // 5
+      utf8(out, "()V"); // 6
+      utf8(out, "Code"); // 7
+      utf8(out, "BootstrapMethods"); // 8
+      utf8(out, VmCallsMain.class.getName().replace('.', '/')); // 9
+      out.writeByte(7); // 10 Class
+      out.writeShort(9);
+      utf8(out, "bootstrap"); // 11
+      utf8(
+          out,
+          "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/invoke/MethodType;)"
+              + "Ljava/lang/invoke/CallSite;"); // 12
+      out.writeByte(12); // 13 NameAndType
+      out.writeShort(11);
+      out.writeShort(12);
+      out.writeByte(10); // 14 Methodref
+      out.writeShort(10);
+      out.writeShort(13);
+      out.writeByte(15); // 15 MethodHandle REF_invokeStatic
+      out.writeByte(6);
+      out.writeShort(14);
+      utf8(out, "probe"); // 16
+      out.writeByte(12); // 17 NameAndType probe ()V
+      out.writeShort(16);
+      out.writeShort(6);
+      out.writeByte(18); // 18 InvokeDynamic, bootstrap method 0
+      out.writeShort(0);
+      out.writeShort(17);
+      out.writeShort(0x0021); // public super
+      out.writeShort(2);
+      out.writeShort(4);
+      out.writeShort(0); // interfaces
+      out.writeShort(0); // fields
+      out.writeShort(1); // methods
+      out.writeShort(0x0009); // public static
+      out.writeShort(5);
+      out.writeShort(6);
+      out.writeShort(1); // attributes: Code
+      out.writeShort(7);
+      out.writeInt(12 + 6);
+      out.writeShort(0); // max_stack
+      out.writeShort(0); // max_locals
+      out.writeInt(6);
+      out.write(new byte[] {(byte) 0xBA, 0, 18, 0, 0, (byte) 0xB1}); // invokedynamic #18; return
+      out.writeShort(0); // exception table
+      out.writeShort(0); // code attributes
+      out.writeShort(1); // class attributes: BootstrapMethods
+      out.writeShort(8);
+      out.writeInt(6);
+      out.writeShort(1);
+      out.writeShort(15);
+      out.writeShort(0);
+      out.flush();
+      return bytes.toByteArray();
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private static void utf8(DataOutputStream out, String text) throws IOException {
+    out.writeByte(1);
+    out.writeUTF(text);
+  }
+
+  static final byte[] INDY_BYTES = indyClassBytes();
+
   /** Defines Fresh and Helper itself (from the class path's bytes); probes when the VM asks. */
   static final class FreshLoader extends ClassLoader {
     FreshLoader() {
@@ -62,14 +164,15 @@ public final class VmCallsMain {
 
     @Override
     protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-      if (!name.equals(Fresh.class.getName()) && !name.equals(Helper.class.getName())) {
+      if (!name.equals(Fresh.class.getName()) && !name.equals(Helper.class.getName())
+          && !name.equals(INDY_CLASS)) {
         return super.loadClass(name, resolve);
       }
       synchronized (getClassLoadingLock(name)) {
         Class<?> c = findLoadedClass(name);
         if (c == null) {
           here();
-          byte[] bytes = bytesOf(name);
+          byte[] bytes = name.equals(INDY_CLASS) ? INDY_BYTES : bytesOf(name);
           c = defineClass(name, bytes, 0, bytes.length);
         }
         return c;
@@ -130,7 +233,10 @@ public final class VmCallsMain {
   }
 
   static void round() throws Exception {
-    Class<?> fresh = Class.forName(Fresh.class.getName(), true, new FreshLoader());
+    FreshLoader loader = new FreshLoader();
+    Class<?> fresh = Class.forName(Fresh.class.getName(), true, loader);
+    // The first run of IndyProbe.run links its call site: the VM calls bootstrap.
+    Class.forName(INDY_CLASS, true, loader).getMethod("run").invoke(null);
     if (Transforms.instrumentation != null) {
       Transforms.instrumentation.retransformClasses(fresh);
     }
