@@ -1,4 +1,4 @@
-# `cmake --install` layout (DESIGN.md):
+# `cmake --install` layout (README "Using it from another project"):
 #   include/jvmkit/*.h, *.hpp               the public headers
 #   lib/libjvmkit_*.so, lib/libjvmkit_*.a   the libraries
 #   lib/cmake/jvmkit/                       CMake package: find_package(jvmkit) -> jvmkit::<name>

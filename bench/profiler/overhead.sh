@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Profiler overhead (issue 6, point 7): wall time of a fixed single-threaded workload
+# Profiler overhead: wall time of a fixed single-threaded workload
 # (jvmkit.test.profiler.OverheadWorkload) without the profiler, with event=cpu at 10 ms and at 1 ms,
 # on each JDK. The three configurations are interleaved in a random order in every repetition, so
 # that load from elsewhere hits them alike; the ratio is taken between medians (and between minima,

@@ -2,7 +2,7 @@
 // thread, timed (thread CPU time and wall time) with no engine, and with each engine delivering
 // signals to an empty handler at 10 ms and 1 ms. Separates what the kernel and the hypervisor
 // charge per sample (timer interrupt, signal frame, return) from what the stack walk adds.
-// Also measures an alternative source (issue 6, point 7): a sampler thread that reads the thread's
+// Also measures an alternative source: a sampler thread that reads the thread's
 // CPU clock every interval and sends tgkill only when the thread ran a full interval since its
 // last signal. The timer interrupt and the perf irq_work self-IPI then land on the sampler's CPU;
 // the sampled thread only takes the signal (and a reschedule IPI when it runs on another CPU).

@@ -1,10 +1,10 @@
 // JVM benchmark agent: how many traces per second jvmkit's delivery thread delivers, and the
-// highest request rate the stack walker sustains without drops (issue 5, point 5).
+// highest request rate the stack walker sustains without drops.
 //
 // A sampler thread sends SIGRTMIN+3 to the "worker-*" threads (jvmkit.test.walk.DepthMain: a
 // fixed stack depth) with rt_tgsigqueueinfo, the worker's index in the signal's value; the handler
 // calls RequestStackTrace with trivial callbacks (they count frames). Class pinning is part of
-// every delivery: delivery.cpp pins each frame's declaring class before beginStackTrace.
+// Every delivery: delivery.cpp pins each frame's declaring class before beginStackTrace.
 //
 // Modes (option mode=):
 //   flood  after warm-up, for `seconds`, the sampler keeps `inflight` unhandled signals queued on

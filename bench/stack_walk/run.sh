@@ -3,8 +3,8 @@
 # Usage: bench/stack_walk/run.sh [build dir]   (default build/bench-walk, configured and built here)
 # Prints: the ring/wake-up micro-benchmarks, then for each JDK the capture time measured inside the
 # signal handler and the delivery thread's CPU per trace, sampling 4 worker threads at 2 kHz for 10 s;
-# then (issue 5) the capture against bare AsyncGetCallTrace on the same signals at stack depths 10,
-# 100 and 1,000 (jvmkit.test.walk.DepthMain, 2 threads, 2 kHz, 8 s each); then (issue 5, point 5)
+# then the capture against bare AsyncGetCallTrace on the same signals at stack depths 10,
+# 100 and 1,000 (jvmkit.test.walk.DepthMain, 2 threads, 2 kHz, 8 s each); then
 # delivery under a flood of requests at depths 20 and 100 (2 threads, 5 s each: delivered traces/s
 # and delivery-thread CPU per trace, i.e. traces/s on one core), and the offered rate stepped from
 # 2,000 to 200,000 requests/s (3 s per step, depth 20): the highest rate sustained without drops.

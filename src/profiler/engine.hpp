@@ -1,4 +1,4 @@
-// Engine: one source of sampling signals (STYLE.md: adding an event source is adding a file).
+// Engine: one source of sampling signals (adding an event source is adding a file).
 //
 // An engine only arranges for the sampling signal to reach the threads it samples, at the chosen
 // interval; what the signal handler does is not its business (see signal_sampler.hpp). Engines are

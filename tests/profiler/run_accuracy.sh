@@ -21,7 +21,7 @@ if ! "$java" "-agentpath:$agent=$agent_options,file=$profile" -cp "$classes" "${
   exit 1
 fi
 cat "$log"
-# The report (issue 6, point 4): counts, top methods, where the output went.
+# The report: counts, top methods, where the output went.
 for expected in "samples requested" "delivered" "failed" "dropped" "top methods (self samples):" \
                 "wrote collapsed output"; do
   grep -qF "$expected" "$log" || { echo "FAIL: the report on stderr lacks '$expected'"; exit 1; }

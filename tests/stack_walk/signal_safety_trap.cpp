@@ -1,4 +1,4 @@
-// LD_PRELOAD trap for point 8: interposes the allocator and pthread_mutex_lock and aborts, with a
+// LD_PRELOAD trap: interposes the allocator and pthread_mutex_lock and aborts, with a
 // message, when one of them is called on a thread that is inside the stack walker's capture path.
 // The capture path of the test build (jvmkit_walk_testhooks) announces itself through
 // jvmkit_walk_capture_hook(), defined here.

@@ -1,4 +1,4 @@
-// Point 7: one table of bad calls, run in order (the walker's state moves from "never enabled" to
+// One table of bad calls, run in order (the walker's state moves from "never enabled" to
 // "enabled" to "disabled" along it). Each row names the call, the error it must return, and the
 // reject reason it must be counted under. No row may produce a callback; a valid control request
 // in the middle must produce exactly one outcome (so the callbacks are known to work).

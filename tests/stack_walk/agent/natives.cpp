@@ -1,6 +1,6 @@
 // JNI entry points of jvmkit.test.walk.Agent (the Java programs load this agent library a second
 // time with System.loadLibrary to reach them): Enable/Disable in the live phase, and the
-// Enable/Disable cycles of point 9.
+// Enable/Disable cycles.
 #include <malloc.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,7 +93,7 @@ JNIEXPORT jboolean JNICALL Java_jvmkit_test_walk_Agent_checkThreads(JNIEnv* jni,
   return ok && seen().identity_mismatches == 0;
 }
 
-// Point 9: Enable/Disable cycled under sampling. Every Disable must leave pending == 0 with the
+// Enable/Disable cycled under sampling. Every Disable must leave pending == 0 with the
 // callbacks' own counts equal to the counters; afterwards no thread, JNI global reference or
 // memory may have leaked.
 JNIEXPORT jboolean JNICALL Java_jvmkit_test_walk_Agent_cycles(JNIEnv*, jclass, jint cycles, jint window_ms) {

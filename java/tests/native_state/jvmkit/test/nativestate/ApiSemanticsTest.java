@@ -1,6 +1,6 @@
 package jvmkit.test.nativestate;
 
-/** Point 2 of the issue: every success and error case of the spec's functions, as the header says. */
+/** Every success and error case of the spec's functions, as the header says. */
 public final class ApiSemanticsTest {
   static final class NoField {}
 

@@ -1,7 +1,7 @@
 package jvmkit.test.nativestate;
 
 /**
- * Point 1 of the issue: a peer class written the GNU Classpath way (final int native_state, natives
+ * A peer class written the GNU Classpath way (final int native_state, natives
  * in old-style C that include "native_state.h"; tests/native_state/classpath_consumer.c). The
  * library to load is the first argument (the build tree's or an installed tree's consumer).
  */

@@ -3,7 +3,7 @@ package jvmkit.test.nativestate;
 import java.lang.ref.WeakReference;
 
 /**
- * Point 3 of the issue. Run with -XX:+UnlockExperimentalVMOptions -XX:hashCode=2, which makes every
+ * Identity-hash collisions. Run with -XX:+UnlockExperimentalVMOptions -XX:hashCode=2, which makes every
  * identity hash 1: distinct live objects never share state, and a new object never sees the state
  * of a dead one with the same hash.
  */

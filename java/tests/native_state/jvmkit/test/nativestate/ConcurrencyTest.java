@@ -6,7 +6,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * Point 4 of the issue: threads doing mixed set/get/remove on overlapping objects (run also with
+ * Threads doing mixed set/get/remove on overlapping objects (run also with
  * -XX:hashCode=2, so that they all collide, and with -Xcheck:jni). Objects are replaced while others
  * use them, so that entries of dead objects are swept (their weak references deleted) while readers
  * probe past them. No thread may ever read another object's state.

@@ -2,7 +2,7 @@ package jvmkit.test.nativestate;
 
 import java.lang.ref.WeakReference;
 
-/** Point 6 of the issue: the typed C++ API (jvmkit::StateTable<T>, RAII) owns its states. */
+/** The typed C++ API (jvmkit::StateTable<T>, RAII) owns its states. */
 public final class CppApiTest {
   static {
     System.loadLibrary("native_state_cpp_api_jni");

@@ -4,7 +4,7 @@ import java.lang.ref.Cleaner;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Point 6 of the issue: the two ways a class frees its native state when its objects die.
+ * The two ways a class frees its native state when its objects die.
  *  - finalize() calls remove_state_slot (the spec's way): the JNI weak reference still resolves to
  *    an object being finalized, so the entry is found and its state returned.
  *  - java.lang.ref.Cleaner (the modern way): the action cannot reach the object, so it calls the

@@ -3,7 +3,7 @@ package jvmkit.test.nativestate;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * Point 5 of the issue: the *_oid calls take LOCK's monitor, so a Java thread inside
+ * The *_oid calls take LOCK's monitor, so a Java thread inside
  * synchronized (lock) holds them off; with a NULL LOCK (extension) they do not wait for it.
  */
 public final class OidLockTest {

@@ -1,6 +1,6 @@
 package jvmkit.test.walk;
 
-/** Point 9: Enable/Disable cycles under sampling load. Usage: CycleMain cycles windowMillis */
+/** Enable/Disable cycles under sampling load. Usage: CycleMain cycles windowMillis */
 public final class CycleMain {
   public static void main(String[] args) throws Exception {
     int cycles = args.length > 0 ? Integer.parseInt(args[0]) : 100;

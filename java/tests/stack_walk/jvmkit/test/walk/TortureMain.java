@@ -4,7 +4,7 @@ import java.io.InputStream;
 import java.lang.reflect.Method;
 
 /**
- * Issue 5, point 4: everything at once while the agent samples every worker at 1 kHz.
+ * Everything at once while the agent samples every worker at 1 kHz.
  *
  * <ul>
  *   <li>N workers ("worker-i") recurse about DEPTH frames deep, then run rounds of a freshly

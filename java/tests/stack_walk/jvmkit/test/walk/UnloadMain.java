@@ -5,7 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.lang.reflect.Method;
 
 /**
- * Point 5: worker threads load Payload through a new class loader each round, run it for a while
+ * Worker threads load Payload through a new class loader each round, run it for a while
  * (its methods are on the sampled stacks), and drop the loader; the main thread forces GCs so the
  * classes are unloaded while samples of them are in flight. Usage: UnloadMain seconds threads
  */
