@@ -155,11 +155,12 @@ JVMKIT_WALK_EXPORT jvmtiError DisablesRequestStackTrace(jvmtiEnv* env);
  * Extension: the JavaVM.
  * ---------------------------------------------------------------------------------------------- */
 
-/* Tells jvmkit which JavaVM it runs in. Needed only when EnableRequestStackTrace is called before
- * JNI_CreateJavaVM has returned (typically from Agent_OnLoad, which receives the JavaVM): HotSpot's
- * JNI_GetCreatedJavaVMs reports no VM until then, and a jvmtiEnv does not lead to its JavaVM.
- * Returns JVMTI_ERROR_NULL_POINTER for a NULL vm, else JVMTI_ERROR_NONE. Call it before
- * EnableRequestStackTrace, not concurrently with it. */
+/* Optional: tells jvmkit which JavaVM it runs in. jvmkit finds it by itself, also in Agent_OnLoad
+ * (before JNI_CreateJavaVM has returned HotSpot's JNI_GetCreatedJavaVMs reports none; jvmkit then
+ * reads it from libjvm.so's symbol table). Only on a libjvm.so stripped of that table is this call
+ * needed before an EnableRequestStackTrace made while the VM starts (Agent_OnLoad, VMStart, VMInit,
+ * a Java agent's premain). Returns JVMTI_ERROR_NULL_POINTER for a NULL vm, else JVMTI_ERROR_NONE.
+ * Call it before EnableRequestStackTrace, not concurrently with it. */
 JVMKIT_WALK_EXPORT jvmtiError JvmkitSetJavaVM(JavaVM* vm);
 
 /* ------------------------------------------------------------------------------------------------
@@ -183,6 +184,11 @@ typedef enum {
                                         capture's own frame walk found below it */
   JVMKIT_FAILURE_REASON_COUNT = 10
 } jvmkitFailureReason;
+
+/* Called from inside a failure callback, on the thread that runs it: why that request failed.
+ * Anywhere else: JVMKIT_FAILURE_REASON_COUNT. Lets an agent count or show lost samples by cause and
+ * by thread (the counters below give only totals). Never fails. */
+JVMKIT_WALK_EXPORT jvmkitFailureReason JvmkitCurrentFailureReason(void);
 
 /* Why RequestStackTrace returned an error (the request was never accepted). */
 typedef enum {

@@ -8,6 +8,7 @@
 #include "stack_walk/walker.hpp"
 
 using jvmkit::walk::counters;
+using jvmkit::walk::current_failure_reason;
 using jvmkit::walk::Walker;
 
 extern "C" {
@@ -41,6 +42,8 @@ JVMKIT_WALK_EXPORT jvmtiError JvmkitGetStackWalkCounters(jvmkitStackWalkCounters
   counters().snapshot(out);
   return JVMTI_ERROR_NONE;
 }
+
+JVMKIT_WALK_EXPORT jvmkitFailureReason JvmkitCurrentFailureReason(void) { return current_failure_reason(); }
 
 JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason) {
   switch (reason) {

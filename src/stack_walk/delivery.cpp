@@ -67,11 +67,11 @@ void Walker::fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailu
   jthread thread = nullptr;
   if (jni->PushLocalFrame(4) == JNI_OK) {
     if (thread_ref != nullptr) thread = jni->NewLocalRef(thread_ref);
-    request.callbacks.failure(thread, request.user_data);
+    report_failure(request.callbacks, thread, request.user_data, reason);
     jni->PopLocalFrame(nullptr);
   } else {
     clear_exception(jni);
-    request.callbacks.failure(nullptr, request.user_data);
+    report_failure(request.callbacks, nullptr, request.user_data, reason);
   }
   counters().count_failed(reason);
 }

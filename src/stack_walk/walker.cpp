@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/java_thread.hpp"
+#include "core/java_vm.hpp"
 #include "core/jdk_version.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
@@ -37,22 +38,13 @@ uint64_t monotonic_ns() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-JavaVM* find_vm() {
-  using GetCreatedVms = jint(JNICALL*)(JavaVM**, jsize, jsize*);
-  auto get_vms = reinterpret_cast<GetCreatedVms>(dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs"));
-  if (get_vms == nullptr) return nullptr;
-  JavaVM* vm = nullptr;
-  jsize count = 0;
-  if (get_vms(&vm, 1, &count) != JNI_OK || count < 1) return nullptr;
-  return vm;
-}
-
 uint64_t published_now() {
   RequestPool* pool = capture_state().pool.load(std::memory_order_acquire);
   return pool ? pool->published() : 0;
 }
 
 // JVMTI event callbacks of jvmkit's own environment: forward to the one Walker.
+void JNICALL OnVmStart(jvmtiEnv* jvmti, JNIEnv* jni) { Walker::instance().on_vm_start(jvmti, jni); }
 void JNICALL OnVmInit(jvmtiEnv* jvmti, JNIEnv* jni, jthread) { Walker::instance().on_vm_init(jvmti, jni); }
 void JNICALL OnClassLoad(jvmtiEnv*, JNIEnv*, jthread, jclass) {
   // Nothing to do: AsyncGetCallTrace refuses to walk unless some environment has ClassLoad enabled.
@@ -99,13 +91,18 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
   if (phase == JVMTI_PHASE_DEAD) return JVMTI_ERROR_WRONG_PHASE;
 
   auto asgct = reinterpret_cast<AsgctFunction>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
+  if (asgct == nullptr) {
+    std::fprintf(stderr, "jvmkit: EnableRequestStackTrace: this JVM has no AsyncGetCallTrace (not HotSpot?)\n");
+    return JVMTI_ERROR_NOT_AVAILABLE;
+  }
   JavaVM* vm = given_vm_.load();
-  if (vm == nullptr) vm = find_vm();
-  if (asgct == nullptr) return JVMTI_ERROR_NOT_AVAILABLE;
+  std::string why;
+  if (vm == nullptr) vm = hotspot::find_java_vm(&why);
   if (vm == nullptr) {
     std::fprintf(stderr,
-                 "jvmkit: EnableRequestStackTrace: the JVM is still starting and reports no JavaVM; call "
-                 "JvmkitSetJavaVM(vm) first (e.g. in Agent_OnLoad)\n");
+                 "jvmkit: EnableRequestStackTrace: cannot find the JavaVM while the JVM is starting (%s); call "
+                 "JvmkitSetJavaVM(vm) first (e.g. in Agent_OnLoad)\n",
+                 why.c_str());
     return JVMTI_ERROR_NOT_AVAILABLE;
   }
   JNIEnv* jni = nullptr;
@@ -127,6 +124,7 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
 
   jvmtiEventCallbacks callbacks;
   std::memset(&callbacks, 0, sizeof(callbacks));
+  callbacks.VMStart = OnVmStart;
   callbacks.VMInit = OnVmInit;
   callbacks.ClassLoad = OnClassLoad;
   callbacks.ClassPrepare = OnClassPrepare;
@@ -175,11 +173,31 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
     if (err != JVMTI_ERROR_NONE) teardown(false);
     return err;
   }
-  // OnLoad or start phase: classes, threads and the agent thread come at VMInit. Requests for the
-  // current thread are refused until then (HotSpot's thread key is learnt at VMInit); requests
-  // for other threads made before then are queued (and delivered once the delivery thread runs).
+  // OnLoad or start phase: classes, threads and the agent thread come at VMInit; requests made
+  // before then are queued (and delivered once the delivery thread runs). Requests for the current
+  // thread need HotSpot's thread key, which needs JNI: learnt now in the start phase, else at
+  // VMStart, so that they are accepted in every agent's VMInit callback, whatever the order of
+  // the environments (before then they are refused with JVMTI_ERROR_NOT_AVAILABLE).
+  if (phase == JVMTI_PHASE_START) {
+    learn_thread_facts(current_jni(vm));
+  } else {
+    own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_START, nullptr);
+  }
   own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
   return JVMTI_ERROR_NONE;
+}
+
+void Walker::on_vm_start(jvmtiEnv* jvmti, JNIEnv* jni) {
+  std::lock_guard<std::mutex> lock(lifecycle_);
+  if (!enabled_ || jvmti != jvmti_) return;
+  learn_thread_facts(jni);
+}
+
+void Walker::learn_thread_facts(JNIEnv* jni) {
+  // Failures are reported again, and fatal, at VMInit (live_setup).
+  std::string why;
+  if (jni == nullptr || !hotspot::learn_thread_key(jni, &why)) return;
+  hotspot::learn_java_thread_layout(jni, &why);
 }
 
 void Walker::on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni) {
@@ -426,7 +444,7 @@ void Walker::drain_without_thread() {
   uint64_t ticket = 0;
   while (pool_->take(&index, &ticket)) {
     Request& request = pool_->at(index);
-    request.callbacks.failure(nullptr, request.user_data);
+    report_failure(request.callbacks, nullptr, request.user_data, JVMKIT_FAILURE_DISABLED);
     if (request.target != nullptr && jni != nullptr) jni->DeleteGlobalRef(request.target);
     counters().count_failed(JVMKIT_FAILURE_DISABLED);
     pool_->release(index);

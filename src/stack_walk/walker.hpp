@@ -31,6 +31,7 @@ class Walker {
   jvmtiError request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data);
 
   // Event callbacks of jvmkit's own jvmtiEnv.
+  void on_vm_start(jvmtiEnv* jvmti, JNIEnv* jni);
   void on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni);
   void on_class_prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
   void on_thread_start(JNIEnv* jni, jthread thread);
@@ -47,6 +48,7 @@ class Walker {
   void create_method_ids(JNIEnv* jni);
   void warn_about_jdk();
   void learn_thread_layout(JNIEnv* jni);
+  void learn_thread_facts(JNIEnv* jni);
   bool learn_thread_key(JNIEnv* jni);
   static void JNICALL delivery_main(jvmtiEnv* jvmti, JNIEnv* jni, void* arg);
   void delivery_loop(JNIEnv* jni);

@@ -75,9 +75,28 @@ void stop_biased_sampler() {
   }
 }
 
+// Enabled in Agent_OnLoad, a request for the current thread is accepted from VMInit on, also in
+// this agent's VMInit callback, which runs before jvmkit's own (environments are called in the
+// order they were created). Main has no Java frames yet: the request ends as failure.
+std::atomic<int64_t> g_vm_init_requests{0};
+
+void request_in_vm_init() {
+  Tracked* main = find_tracked_by_name_prefix("main", 0);
+  if (main == nullptr) {
+    violation("vminit_request needs track=...:main");
+    return;
+  }
+  const int index = static_cast<int>(main - g_tracked);
+  const jvmtiError err = RequestStackTrace(g_jvmti, nullptr, nullptr, checking_callbacks(), make_user_data(index, 1, 1));
+  std::fprintf(stderr, "request for the current thread in the agent's VMInit callback: JVMTI error %d\n", err);
+  if (err != JVMTI_ERROR_NONE) violation("a request for the current thread in VMInit returned %d", err);
+  if (err == JVMTI_ERROR_NONE) g_vm_init_requests++;
+}
+
 void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   g_agent_vm_inits++;
   track_current_thread(jni, thread);  // main
+  if (g_enabled_at_load && option("vminit_request", "no") == "yes") request_in_vm_init();
   if (g_mode == "bad_input") {
     if (!run_bad_input_table(jni)) violation("bad-input table failed");
     return;
@@ -110,22 +129,34 @@ bool check_tracked_threads(const char* prefix, long min_delivered) {
     if (!option("require_method", "").empty()) {
       int64_t missing = t.missing_required.load();
       std::fprintf(stderr, "    traces without %s: %lld\n", option("require_method", "").c_str(), (long long)missing);
-      // A sample may land before the thread reached the method, or after it left (thread start/end).
+      // Counted from the thread's first trace with the method on: a sample may still land between
+      // two calls of it, or after it returned for good (thread end).
       if (missing * 1000 > t.delivered.load() * option_long("max_missing_permille", 5)) {
         violation("thread %s: %lld traces lack a %s frame", t.name, (long long)missing,
                   option("require_method", "").c_str());
         ok = false;
       }
     }
-    // Option strict=NAME/NAME...: these threads may fail at most max_strict_failed_permille of
-    // their requests (the overall limit, max_failed_permille, covers the rest).
+    for (int r = 0; r < JVMKIT_FAILURE_REASON_COUNT; r++) {
+      if (t.failed_by_reason[r].load() != 0)
+        std::fprintf(stderr, "    failed %s: %lld\n", JvmkitFailureReasonName(static_cast<jvmkitFailureReason>(r)),
+                     (long long)t.failed_by_reason[r].load());
+    }
+    // Option strict=NAME/NAME...: walks of these threads through Java code (where stub and prologue
+    // recovery works) may fail at most max_strict_failed_permille of their requests: not_walkable,
+    // cut_short. Failures of walks from VM or native code (no_java_frames), while a GC moves objects
+    // or in the deoptimization handler are not counted here; the overall limit covers them.
     const std::string strict = "/" + option("strict", "") + "/";
     if (strict.find("/" + std::string(t.name) + "/") != std::string::npos) {
       const int64_t failed = t.failed.load(), all = failed + t.delivered.load();
+      const int64_t walk_failed = t.failed_by_reason[JVMKIT_FAILURE_NOT_WALKABLE].load() +
+                                  t.failed_by_reason[JVMKIT_FAILURE_CUT_SHORT].load() +
+                                  t.failed_by_reason[JVMKIT_FAILURE_OTHER].load();
       const long limit = option_long("max_strict_failed_permille", 5);
-      std::fprintf(stderr, "    failed %.3f%% (allowed %.1f%%)\n", all ? 100.0 * failed / all : 0.0, limit / 10.0);
-      if (failed * 1000 > all * limit) {
-        violation("thread %s: %lld of %lld requests failed (allowed %.1f%%)", t.name, (long long)failed,
+      std::fprintf(stderr, "    walks through Java code failed %.3f%% (allowed %.1f%%)\n", all ? 100.0 * walk_failed / all : 0.0,
+                   limit / 10.0);
+      if (walk_failed * 1000 > all * limit) {
+        violation("thread %s: %lld of %lld walks failed (allowed %.1f%%)", t.name, (long long)walk_failed,
                   (long long)all, limit / 10.0);
         ok = false;
       }
@@ -189,9 +220,11 @@ void final_checks() {
     ok = check_expected_tops(option_long("min_top_permille", 950), option_long("min_top_samples", 300)) && ok;
   }
   if (g_mode == "accounting" || g_mode == "unload") {
-    // Only the handler makes requests in these modes: its view must match the library's.
-    if (t.returned_ok != c.accepted)
-      violation("handler saw %lld accepted, counters say %lld", (long long)t.returned_ok, (long long)c.accepted);
+    // Only the handler makes requests in these modes (and VMInit its one): its view must match the
+    // library's.
+    if (t.returned_ok + g_vm_init_requests.load() != c.accepted)
+      violation("handler saw %lld accepted (and VMInit %lld), counters say %lld", (long long)t.returned_ok,
+                (long long)g_vm_init_requests.load(), (long long)c.accepted);
     if (t.returned_error + t.returned_not_available != c.rejected)
       violation("handler saw %lld errors, counters say %lld rejected",
                 (long long)(t.returned_error + t.returned_not_available), (long long)c.rejected);
@@ -284,8 +317,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   parse_options(options);
   g_mode = option("mode", "accounting");
   if (vm->GetEnv(reinterpret_cast<void**>(&g_jvmti), JVMTI_VERSION_1_2) != JNI_OK) return JNI_ERR;
-  // The live-phase test enables from a JNI call, where jvmkit finds the JavaVM by itself.
-  if (g_mode != "live" && g_mode != "cycles") JvmkitSetJavaVM(vm);
+  // Only the JEP's calls: jvmkit finds the JavaVM by itself, in Agent_OnLoad too (the profiler
+  // agent tests the optional JvmkitSetJavaVM).
 
   // The agent's own setup on its env, which EnableRequestStackTrace must leave as it is.
   jvmtiCapabilities caps;
