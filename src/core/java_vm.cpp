@@ -31,6 +31,11 @@ bool looks_like_java_vm(const elf::LoadedObject& jvm, uintptr_t address) {
 
 }  // namespace
 
+JavaVM* created_java_vm() {
+  auto get_vms = reinterpret_cast<GetCreatedVms>(dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs"));
+  return get_vms != nullptr ? created_vm(get_vms) : nullptr;
+}
+
 JavaVM* find_java_vm(std::string* why) {
   auto get_vms = reinterpret_cast<GetCreatedVms>(dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs"));
   if (get_vms == nullptr) {

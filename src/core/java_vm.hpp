@@ -14,4 +14,7 @@ namespace jvmkit::hotspot {
 // nullptr with the reason in *why when neither way finds it.
 JavaVM* find_java_vm(std::string* why);
 
+// The JavaVM once JNI_CreateJavaVM has returned (JNI_GetCreatedJavaVMs reports it), else nullptr.
+JavaVM* created_java_vm();
+
 }  // namespace jvmkit::hotspot

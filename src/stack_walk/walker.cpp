@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "core/java_thread.hpp"
 #include "core/java_vm.hpp"
@@ -108,6 +109,34 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
   JNIEnv* jni = nullptr;
   if (phase == JVMTI_PHASE_LIVE && (jni = current_jni(vm)) == nullptr) return JVMTI_ERROR_UNATTACHED_THREAD;
 
+  if (phase == JVMTI_PHASE_START) {
+    // HotSpot creates no JVMTI environment in the start phase (GetEnv answers JNI_EDETACHED):
+    // requests open now, jvmkit's own environment comes once the VM has started.
+    open_requests(vm, asgct);
+    learn_thread_facts(current_jni(vm));
+    start_completer(vm);
+    return JVMTI_ERROR_NONE;
+  }
+  jvmtiError err = create_own_env(vm);
+  if (err != JVMTI_ERROR_NONE) return err;
+  open_requests(vm, asgct);
+  if (phase == JVMTI_PHASE_LIVE) {
+    err = live_setup(jni);
+    // Nothing stays enabled when the agent thread could not be started.
+    if (err != JVMTI_ERROR_NONE) teardown(false);
+    return err;
+  }
+  // OnLoad: classes, threads and the agent thread come at VMInit; requests made before then are
+  // queued (and delivered once the delivery thread runs). Requests for the current thread need
+  // HotSpot's thread key, which needs JNI: learnt at VMStart, so that they are accepted in every
+  // agent's VMInit callback, whatever the order of the environments (before then they are refused
+  // with JVMTI_ERROR_NOT_AVAILABLE).
+  jvmti_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_START, nullptr);
+  jvmti_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
+  return JVMTI_ERROR_NONE;
+}
+
+jvmtiError Walker::create_own_env(JavaVM* vm) {
   jvmtiEnv* own = nullptr;
   if (vm->GetEnv(reinterpret_cast<void**>(&own), JVMTI_VERSION_1_2) != JNI_OK || own == nullptr) {
     return JVMTI_ERROR_NOT_AVAILABLE;
@@ -138,16 +167,6 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
     own->DisposeEnvironment();
     return err;
   }
-  jvmti_ = own;
-  pool_ = std::make_unique<RequestPool>(kPoolSlots);
-  threads_.open();
-  env_offset_.reset();
-  code_map_.clear();
-  stop_.store(false);
-  {
-    std::lock_guard<std::mutex> dl(delivery_mutex_);
-    delivery_state_ = DeliveryState::kNotStarted;
-  }
   for (jvmtiEvent event :
        {JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
     own->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
@@ -157,7 +176,20 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
     own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, nullptr);
     own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, nullptr);
   }
+  jvmti_ = own;
+  return JVMTI_ERROR_NONE;
+}
 
+void Walker::open_requests(JavaVM* vm, AsgctFunction asgct) {
+  pool_ = std::make_unique<RequestPool>(kPoolSlots);
+  threads_.open();
+  env_offset_.reset();
+  code_map_.clear();
+  stop_.store(false);
+  {
+    std::lock_guard<std::mutex> dl(delivery_mutex_);
+    delivery_state_ = DeliveryState::kNotStarted;
+  }
   learn_native_text();
   CaptureState& state = capture_state();
   state.vm.store(vm, std::memory_order_release);
@@ -166,25 +198,53 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
   state.code_map.store(&code_map_, std::memory_order_release);
   state.open.store(true, std::memory_order_seq_cst);
   enabled_ = true;
+}
 
-  if (phase == JVMTI_PHASE_LIVE) {
-    jvmtiError err = live_setup(jni);
-    // Nothing stays enabled when the agent thread could not be started.
-    if (err != JVMTI_ERROR_NONE) teardown(false);
-    return err;
+void Walker::start_completer(JavaVM* vm) {
+  completer_stop_.store(false);
+  completer_running_.store(true);
+  // Detached: the Walker outlives it, and stop_completer waits for it to end.
+  std::thread([this, vm] {
+    complete_when_started(vm);
+    completer_running_.store(false);
+  }).detach();
+}
+
+void Walker::complete_when_started(JavaVM* vm) {
+  // The VM has started when JNI_GetCreatedJavaVMs reports it (after VMInit and the Java agents'
+  // premain); only then may a native thread attach.
+  while (!completer_stop_.load()) {
+    if (hotspot::created_java_vm() != nullptr) break;
+    struct timespec ts = {0, 1'000'000};
+    nanosleep(&ts, nullptr);
   }
-  // OnLoad or start phase: classes, threads and the agent thread come at VMInit; requests made
-  // before then are queued (and delivered once the delivery thread runs). Requests for the current
-  // thread need HotSpot's thread key, which needs JNI: learnt now in the start phase, else at
-  // VMStart, so that they are accepted in every agent's VMInit callback, whatever the order of
-  // the environments (before then they are refused with JVMTI_ERROR_NOT_AVAILABLE).
-  if (phase == JVMTI_PHASE_START) {
-    learn_thread_facts(current_jni(vm));
-  } else {
-    own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_START, nullptr);
+  if (completer_stop_.load()) return;
+  JNIEnv* jni = nullptr;
+  JavaVMAttachArgs args{JNI_VERSION_1_6, const_cast<char*>("jvmkit enable"), nullptr};
+  if (vm->AttachCurrentThreadAsDaemon(reinterpret_cast<void**>(&jni), &args) != JNI_OK) {
+    std::fprintf(stderr, "jvmkit: EnableRequestStackTrace (start phase): cannot attach to the started VM\n");
+    return;
   }
-  own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
-  return JVMTI_ERROR_NONE;
+  {
+    std::lock_guard<std::mutex> lock(lifecycle_);
+    if (enabled_ && jvmti_ == nullptr && !completer_stop_.load()) {
+      jvmtiError err = create_own_env(vm);
+      if (err == JVMTI_ERROR_NONE) err = live_setup(jni);
+      if (err != JVMTI_ERROR_NONE) {
+        std::fprintf(stderr, "jvmkit: EnableRequestStackTrace (start phase): setup failed (JVMTI error %d)\n", err);
+        teardown(false);
+      }
+    }
+  }
+  vm->DetachCurrentThread();
+}
+
+void Walker::stop_completer() {
+  completer_stop_.store(true);
+  while (completer_running_.load()) {
+    struct timespec ts = {0, 1'000'000};
+    nanosleep(&ts, nullptr);
+  }
 }
 
 void Walker::on_vm_start(jvmtiEnv* jvmti, JNIEnv* jni) {
@@ -305,6 +365,8 @@ void Walker::warn_about_jdk() {
 
 jvmtiError Walker::disable(jvmtiEnv* caller_env) {
   if (caller_env == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  // The completer takes lifecycle_ to finish a start-phase Enable: stopped before, not under it.
+  stop_completer();
   std::lock_guard<std::mutex> lock(lifecycle_);
   if (!enabled_) return JVMTI_ERROR_NOT_AVAILABLE;
   jvmtiPhase phase = JVMTI_PHASE_LIVE;
@@ -347,12 +409,16 @@ void Walker::teardown(bool dead) {
                  static_cast<long long>(typed_exact_), static_cast<long long>(typed_fallback_));
   }
   // 3. Release what Enable took. Disposing the environment drops its events and capabilities.
-  for (jvmtiEvent event : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE,
-                           JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
-                           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
-    jvmti_->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+  // (Enabled in the start phase and disabled before the VM had started: there is none yet.)
+  if (jvmti_ != nullptr) {
+    for (jvmtiEvent event : {JVMTI_EVENT_VM_START, JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD,
+                             JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+                             JVMTI_EVENT_COMPILED_METHOD_LOAD, JVMTI_EVENT_COMPILED_METHOD_UNLOAD,
+                             JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
+      jvmti_->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+    }
+    jvmti_->DisposeEnvironment();
   }
-  jvmti_->DisposeEnvironment();
   jvmti_ = nullptr;
   threads_.close(dead ? nullptr : current_jni(state.vm.load()));
   state.pool.store(nullptr, std::memory_order_seq_cst);

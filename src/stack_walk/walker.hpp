@@ -13,6 +13,7 @@
 #include <mutex>
 #include <vector>
 
+#include "stack_walk/asgct.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/frame_types.hpp"
 #include "stack_walk/request_pool.hpp"
@@ -42,6 +43,12 @@ class Walker {
  private:
   enum class DeliveryState { kNotStarted, kRunning, kExited };
 
+  jvmtiError create_own_env(JavaVM* vm);
+  void open_requests(JavaVM* vm, AsgctFunction asgct);
+  // Enable in the start phase: a native thread finishes it once the VM has started.
+  void start_completer(JavaVM* vm);
+  void complete_when_started(JavaVM* vm);
+  void stop_completer();
   jvmtiError live_setup(JNIEnv* jni);
   // Undoes Enable (lifecycle_ held). dead: the VM is in the dead phase, no callback can run.
   void teardown(bool dead);
@@ -70,6 +77,8 @@ class Walker {
   FrameTypes frame_types_;
   CodeMap code_map_;  // read by the capture side through capture_state().code_map
   uint64_t last_scan_ns_ = 0;
+  std::atomic<bool> completer_stop_{false};
+  std::atomic<bool> completer_running_{false};
 
   std::mutex delivery_mutex_;
   std::condition_variable delivery_cv_;
