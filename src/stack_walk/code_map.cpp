@@ -87,9 +87,10 @@ void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
   }
 }
 
-void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id) {
+void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id, bool coarse_debug_info) {
   if (size == 0) return;
   CodeRange r{};
+  r.coarse_debug_info = coarse_debug_info;
   r.start = start;
   r.end = start + size;
   r.method = method;

@@ -48,6 +48,11 @@ struct CodeRange {
   // on the style (see recovery.cpp).
   uint16_t prologue_begin;
   uint16_t prologue_end;
+  // kNMethod compiled before jvmkit's environment recorded compilations (Enable in the live phase)
+  // and without -XX:+DebugNonSafepoints: HotSpot kept debug records only at safepoints and calls,
+  // so AsyncGetCallTrace places a PC inside it by the next such record, maybe in another inlined
+  // method or line. A trace whose interrupted PC is here is reported biased.
+  bool coarse_debug_info;
   int32_t enclosing;  // index of the nearest enclosing entry, or -1
 };
 
@@ -70,7 +75,7 @@ class CodeMap {
  public:
   // Event side (any thread, not signal context).
   void add_blob(const char* name, uintptr_t start, size_t size);
-  void add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id);
+  void add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id, bool coarse_debug_info = false);
   void remove_nmethod(uintptr_t start);
   void clear();
   // Frees snapshots that readers may have held (call now and then from a non-signal thread).

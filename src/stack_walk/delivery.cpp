@@ -134,7 +134,9 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   jmethodID fallback_method = nullptr;
   bool fallback_native = false;
   jvmtiFrameType fallback_type = JVMTI_FRAME_INTERPRETER;
-  cb.beginStackTrace(thread, JNI_FALSE, request.user_data);
+  // Unbiased but where ASGCT could only place the interrupted PC by the next safepoint record.
+  const bool biased = request.coarse_top;
+  cb.beginStackTrace(thread, biased ? JNI_TRUE : JNI_FALSE, request.user_data);
   for (jint i = 0; i < count; i++) {
     const AsgctFrame& frame = request.frames[i];
     bool native_marker = frame.lineno == kAsgctNativeBci;
@@ -152,7 +154,7 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   }
   cb.endStackTrace(thread, request.user_data);
   jni->PopLocalFrame(nullptr);
-  counters().count_delivered(false);
+  counters().count_delivered(biased);
 }
 
 void Walker::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {

@@ -41,6 +41,7 @@ struct Request {
   jint num_frames;  // kCaptured: ASGCT's result (<= 0 is a failure code)
   uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext
   uintptr_t sp;
+  bool coarse_top;     // kCaptured: the interrupted PC is in an nmethod with coarse debug info
   int physical_count;  // kCaptured: physical frames found from the top (frame types)
   PhysicalFrame physical[kMaxPhysicalFrames];
   AsgctFrame frames[kMaxFrames];

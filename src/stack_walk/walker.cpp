@@ -13,6 +13,7 @@
 
 #include "core/java_thread.hpp"
 #include "core/java_vm.hpp"
+#include "core/vm_flags.hpp"
 #include "core/jdk_version.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
@@ -44,6 +45,10 @@ uint64_t published_now() {
   return pool ? pool->published() : 0;
 }
 
+// Set on the enabling thread while GenerateEvents replays the compilations that happened before a
+// live-phase Enable without -XX:+DebugNonSafepoints (see CodeRange::coarse_debug_info).
+thread_local bool t_replaying_coarse = false;
+
 // JVMTI event callbacks of jvmkit's own environment: forward to the one Walker.
 void JNICALL OnVmStart(jvmtiEnv* jvmti, JNIEnv* jni) { Walker::instance().on_vm_start(jvmti, jni); }
 void JNICALL OnVmInit(jvmtiEnv* jvmti, JNIEnv* jni, jthread) { Walker::instance().on_vm_init(jvmti, jni); }
@@ -63,7 +68,7 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
   w.frame_types().compiled(method);
   static std::atomic<uint32_t> next_id{1};
   w.code_map().add_nmethod(method, reinterpret_cast<uintptr_t>(code_addr), static_cast<size_t>(code_size),
-                           next_id.fetch_add(1, std::memory_order_relaxed));
+                           next_id.fetch_add(1, std::memory_order_relaxed), t_replaying_coarse);
 }
 void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
   Walker& w = Walker::instance();
@@ -121,7 +126,7 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
   if (err != JVMTI_ERROR_NONE) return err;
   open_requests(vm, asgct);
   if (phase == JVMTI_PHASE_LIVE) {
-    err = live_setup(jni);
+    err = live_setup(jni, true);
     // Nothing stays enabled when the agent thread could not be started.
     if (err != JVMTI_ERROR_NONE) teardown(false);
     return err;
@@ -229,7 +234,7 @@ void Walker::complete_when_started(JavaVM* vm) {
     std::lock_guard<std::mutex> lock(lifecycle_);
     if (enabled_ && jvmti_ == nullptr && !completer_stop_.load()) {
       jvmtiError err = create_own_env(vm);
-      if (err == JVMTI_ERROR_NONE) err = live_setup(jni);
+      if (err == JVMTI_ERROR_NONE) err = live_setup(jni, true);
       if (err != JVMTI_ERROR_NONE) {
         std::fprintf(stderr, "jvmkit: EnableRequestStackTrace (start phase): setup failed (JVMTI error %d)\n", err);
         teardown(false);
@@ -265,10 +270,10 @@ void Walker::on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni) {
   if (!enabled_ || jvmti != jvmti_) return;
   // As in the live phase, nothing stays enabled when the setup fails (it said why on stderr):
   // requests then return JVMTI_ERROR_NOT_AVAILABLE, and those queued since OnLoad fail.
-  if (live_setup(jni) != JVMTI_ERROR_NONE) teardown(false);
+  if (live_setup(jni, false) != JVMTI_ERROR_NONE) teardown(false);
 }
 
-jvmtiError Walker::live_setup(JNIEnv* jni) {
+jvmtiError Walker::live_setup(JNIEnv* jni, bool compiled_unseen) {
   if (!learn_thread_key(jni)) return JVMTI_ERROR_NOT_AVAILABLE;
   warn_about_jdk();
   learn_thread_layout(jni);
@@ -278,7 +283,14 @@ jvmtiError Walker::live_setup(JNIEnv* jni) {
   // compiled methods for recovery and frame types). Duplicates of events already seen replace
   // the same entries.
   jvmti_->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
-  if (have_compiled_method_load_) jvmti_->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
+  if (have_compiled_method_load_) {
+    // In the OnLoad phase nothing was compiled yet. Later, code compiled before has debug records
+    // at non-safepoint PCs only if the flag asked for them (or another environment recorded
+    // compilations then, which jvmkit cannot see: such code is reported biased too).
+    t_replaying_coarse = compiled_unseen && !hotspot::bool_flag("DebugNonSafepoints").value_or(false);
+    jvmti_->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
+    t_replaying_coarse = false;
+  }
 
   jclass thread_class = jni->FindClass("java/lang/Thread");
   jmethodID ctor = thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;

@@ -49,7 +49,8 @@ class Walker {
   void start_completer(JavaVM* vm);
   void complete_when_started(JavaVM* vm);
   void stop_completer();
-  jvmtiError live_setup(JNIEnv* jni);
+  // compiled_unseen: the VM may have compiled code before jvmkit's environment recorded compilations.
+  jvmtiError live_setup(JNIEnv* jni, bool compiled_unseen);
   // Undoes Enable (lifecycle_ held). dead: the VM is in the dead phase, no callback can run.
   void teardown(bool dead);
   void create_method_ids(JNIEnv* jni);

@@ -7,7 +7,8 @@
 #  2. not linked with jvmkit at all, finding com.sun.hotspot.functions.* among the JVMTI extension
 #     functions once libjvmkit_walk.so was loaded as an agent before it; HotSpot's own extension
 #     functions still listed first;
-#  3. both loaded into a running JVM with jcmd JVMTI.agent_load (dynamic attach);
+#  3. both loaded into a running JVM with jcmd JVMTI.agent_load (dynamic attach): with
+#     -XX:+DebugNonSafepoints exact, without it biased where the code was compiled before;
 # and the errors: the example without the API, libjvmkit_walk.so given a bad option.
 set -euo pipefail
 build=$1 java=$2 classes=$3 example=$4 cc=$5
@@ -86,18 +87,35 @@ grep "extension function" "$tmp/out" | sed 's/ (.*//' >"$tmp/without"
 head -n "$(wc -l <"$tmp/without")" "$tmp/with" | diff "$tmp/without" - || fail "HotSpot's own extension functions changed"
 cat "$tmp/without"
 
-step "dynamic attach on $version: libjvmkit_walk.so, then the example without jvmkit"
+# Starts the workload with the given JVM flags, attaches libjvmkit_walk.so and then the example
+# (not linked with jvmkit) with jcmd JVMTI.agent_load, waits for the JVM; the example's output in $tmp/out.
 jcmd=$(dirname "$java")/jcmd
 attach_flags=()
 if "$java" -XX:+EnableDynamicAgentLoading -version >/dev/null 2>&1; then attach_flags=(-XX:+EnableDynamicAgentLoading); fi
-"$java" "${attach_flags[@]}" -cp "$classes" jvmkit.test.walk.Workers 5 2 >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-for _ in $(seq 100); do "$jcmd" "$pid" VM.uptime >/dev/null 2>&1 && break; sleep 0.1; done
-"$jcmd" "$pid" JVMTI.agent_load "$walk" >"$tmp/jcmd" 2>&1 || { cat "$tmp/jcmd"; kill "$pid"; fail "attach libjvmkit_walk.so"; }
-"$jcmd" "$pid" JVMTI.agent_load "$tmp/libjep_ext.so" >>"$tmp/jcmd" 2>&1 || { cat "$tmp/jcmd"; kill "$pid"; fail "attach the example"; }
-wait "$pid" || { cat "$tmp/out" "$tmp/err" "$tmp/jcmd"; fail "the attached JVM failed"; }
-grep -q "EnableRequestStackTrace in attach: JVMTI error 0$" "$tmp/out" || { cat "$tmp/out" "$tmp/jcmd"; fail "attach: no Enable"; }
+attach_run() {
+  "$java" "${attach_flags[@]}" "$@" -cp "$classes" jvmkit.test.walk.Workers 4 2 >"$tmp/out" 2>"$tmp/err" &
+  local pid=$!
+  for _ in $(seq 100); do "$jcmd" "$pid" VM.uptime >/dev/null 2>&1 && break; sleep 0.1; done
+  sleep 0.5  # let the JIT compile the workload first
+  "$jcmd" "$pid" JVMTI.agent_load "$walk" >"$tmp/jcmd" 2>&1 || { cat "$tmp/jcmd"; kill "$pid"; fail "attach libjvmkit_walk.so"; }
+  "$jcmd" "$pid" JVMTI.agent_load "$tmp/libjep_ext.so" >>"$tmp/jcmd" 2>&1 || { cat "$tmp/jcmd"; kill "$pid"; fail "attach the example"; }
+  wait "$pid" || { cat "$tmp/out" "$tmp/err" "$tmp/jcmd"; fail "the attached JVM failed"; }
+  grep -q "EnableRequestStackTrace in attach: JVMTI error 0$" "$tmp/out" || { cat "$tmp/out" "$tmp/jcmd"; fail "attach: no Enable"; }
+}
+summary_field() { sed -nE "s/.*jep_profiler: signals.* $1 ([0-9]+).*/\1/p" "$tmp/out"; }
+
+step "dynamic attach on $version, -XX:+DebugNonSafepoints: traces exact and unbiased"
+attach_run -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
 check_summary "dynamic attach" 300
+[ "$(summary_field unbiased)" -eq "$(summary_field traces)" ] || fail "attach with DebugNonSafepoints: biased traces"
+
+# Code compiled before Enable has debug records at safepoints and calls only: AsyncGetCallTrace
+# places a PC in it by the next record (this workload's loop lands in an inlined constructor), so
+# such traces must come with biased = JNI_TRUE.
+step "dynamic attach on $version, without it: traces in code compiled before attach are reported biased"
+attach_run
+cat "$tmp/out"
+[ "$(summary_field unbiased)" -lt "$(summary_field traces)" ] || fail "attach: code compiled before Enable gave unbiased traces"
 
 step "a bad option of libjvmkit_walk.so as an agent stops the JVM, naming the option"
 if "$java" "-agentpath:$walk=bogus" -version >"$tmp/out" 2>"$tmp/err"; then fail "the JVM started with a bad option"; fi

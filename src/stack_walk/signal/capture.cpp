@@ -61,6 +61,14 @@ uintptr_t stack_top_for(JNIEnv* jni, uintptr_t sp) noexcept {
   return stack.contains(sp) ? stack.hi : 0;
 }
 
+// Async-signal-safe: whether PC lies in compiled code whose debug records are at safepoints only.
+bool in_coarse_nmethod(const CodeMap& code_map, uintptr_t pc) noexcept {
+  CodeMap::Reader reader(code_map.cell());
+  const CodeSnapshot* code = reader.get();
+  const CodeRange* range = code != nullptr ? code->find(pc) : nullptr;
+  return range != nullptr && range->kind == CodeKind::kNMethod && range->coarse_debug_info;
+}
+
 jvmtiError reject(jvmkitRejectReason reason, jvmtiError error) noexcept {
   counters().count_rejected(reason);
   return error;
@@ -101,6 +109,7 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
     request->sp = 0;
     request->physical_count = 0;
     request->num_frames = 0;
+    request->coarse_top = false;
     if (ucontext != nullptr) {
       request->kind = RequestKind::kCaptured;
       const Regs at = regs_of(static_cast<const ucontext_t*>(ucontext));
@@ -112,6 +121,7 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
         request->num_frames =
             capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
                                   stack_top_for(jni, request->sp), request->physical, &request->physical_count);
+        request->coarse_top = request->num_frames > 0 && in_coarse_nmethod(*code_map, request->pc);
       } else {
         AsgctTrace trace{jni, 0, request->frames};
         asgct(&trace, kMaxFrames, ucontext);
