@@ -69,12 +69,19 @@ JVMKIT_STATE_EXPORT struct state_table* init_state_table_with_size(JNIEnv* env, 
 
 /* Associates STATE with OBJ in TABLE, replacing any state OBJ had. Returns 0 on success, and a
  * negative value on failure:
- *  - STATE is NULL: -1, IllegalArgumentException pending;
  *  - OBJ is NULL: -1, NullPointerException pending;
- *  - OBJ is not an instance of the table's class: -1, IllegalArgumentException pending;
+ *  - OBJ's class has no instance field `native_state` of type int: -1, NoSuchFieldError pending;
  *  - TABLE is NULL: -1, NullPointerException pending;
  *  - out of memory (entry or weak reference): -1, OutOfMemoryError pending;
  *  - an exception pending on entry: -1, the exception left as it was, nothing changed.
+ * Compatibility with GNU Classpath's implementation, whose C code relies on both:
+ *  - STATE may be NULL (the spec says it must not be): returns 0, and OBJ is left without a state,
+ *    exactly as after remove_state_slot (the table does not grow from it);
+ *  - OBJ need not be an instance of the table's class: an object of any class that has its own
+ *    `final int native_state` field may be kept in the table (its class's field is looked up once
+ *    and cached). From the first such object on, the table's calls check each object's class
+ *    (one JNI call more); until then get_state and remove_state_slot take OBJ to be of the table's
+ *    class, as the spec does.
  * Reentrant: set_state, get_state and remove_state_slot may be called at the same time, from any
  * threads. Writers (set/remove, both APIs) are serialised per table by an internal lock. */
 JVMKIT_STATE_EXPORT jint set_state(JNIEnv* env, jobject obj, struct state_table* table, void* state);
@@ -105,7 +112,8 @@ JVMKIT_STATE_EXPORT void* remove_state_slot(JNIEnv* env, jobject obj, struct sta
  *  - an exception pending on entry: nothing is done, NULL returned, the exception left as it was;
  *  - TABLE is NULL: NullPointerException pending;
  *  - MonitorEnter fails: the exception it raised is pending, nothing is done;
- *  - set_state_oid with a NULL STATE: IllegalArgumentException pending, nothing is done;
+ *  - set_state_oid with a NULL STATE: not an error (as in GNU Classpath's implementation): the id
+ *    is left without a state, as after remove_state_oid;
  *  - out of memory in set_state_oid: OutOfMemoryError pending, nothing is done.
  * ---------------------------------------------------------------------------------------------- */
 

@@ -55,11 +55,12 @@ class StateTable {
   T* get(JNIEnv* env, jobject obj) const { return static_cast<T*>(get_state(env, obj, table_)); }
 
   // Binds STATE to OBJ; the table owns it from now on. Returns false on error (STATE is then
-  // deleted, the exception pending). A state OBJ already had is deleted. Note: replacing is a
-  // remove followed by a set, so a concurrent get() may briefly see nullptr in between.
+  // deleted, the exception pending). A state OBJ already had is deleted; a null STATE leaves OBJ
+  // without one, as remove() followed by deleting the result. Note: replacing is a remove
+  // followed by a set, so a concurrent get() may briefly see nullptr in between.
   bool set(JNIEnv* env, jobject obj, std::unique_ptr<T> state) {
-    if (!state) return set_state(env, obj, table_, nullptr) == 0;  // reports the spec's error
     std::unique_ptr<T> old(static_cast<T*>(remove_state_slot(env, obj, table_)));
+    if (!state) return !env->ExceptionCheck();
     if (env->ExceptionCheck()) return false;
     if (set_state(env, obj, table_, state.get()) != 0) return false;
     state.release();
@@ -76,12 +77,9 @@ class StateTable {
     return static_cast<T*>(get_state_oid(env, lock, table_, object_id));
   }
   bool set(JNIEnv* env, jobject lock, jint object_id, std::unique_ptr<T> state) {
-    if (!state) {
-      set_state_oid(env, lock, table_, object_id, nullptr);  // reports the spec's error
-      return false;
-    }
     std::unique_ptr<T> old(static_cast<T*>(remove_state_oid(env, lock, table_, object_id)));
     if (env->ExceptionCheck()) return false;
+    if (!state) return true;  // as remove(), the old state deleted
     set_state_oid(env, lock, table_, object_id, state.get());
     if (env->ExceptionCheck()) return false;
     state.release();

@@ -3,6 +3,8 @@
 // is in state_map.hpp.
 #include "jvmkit/native_state.h"
 
+#include <atomic>
+#include <mutex>
 #include <new>
 
 #include "core/java_thread.hpp"
@@ -11,9 +13,74 @@
 using jvmkit::native_state::SetResult;
 using jvmkit::native_state::StateMap;
 
+namespace {
+
+// The `native_state` fields of classes other than the table's (and not its subclasses) whose
+// objects were stored in a table: GNU Classpath keeps objects of unrelated classes, each with its
+// own field, in one table. Append-only, looked up without a lock; a class found in no slot (more
+// than kSlots classes) has its field looked up on every call.
+class ForeignFields {
+ public:
+  static constexpr int kSlots = 16;
+
+  // The field of OBJ's class, or nullptr with NoSuchFieldError (or another exception) pending.
+  // REMEMBER (writers only): cache a class not seen yet; readers stay lock-free and look an
+  // unseen class's field up each time (it has no state in the table: only writers store).
+  jfieldID of(JNIEnv* env, jobject obj, bool remember_class) {
+    jclass clazz = env->GetObjectClass(obj);
+    jfieldID field = find(env, clazz);
+    if (field == nullptr) {
+      field = env->GetFieldID(clazz, "native_state", "I");
+      if (field != nullptr && remember_class) remember(env, clazz, field);
+    }
+    env->DeleteLocalRef(clazz);
+    return field;
+  }
+
+  void release(JNIEnv* env) {
+    for (int i = 0; i < count_.load(std::memory_order_acquire); i++) env->DeleteGlobalRef(slots_[i].clazz);
+    count_.store(0);
+  }
+
+ private:
+  struct Slot {
+    jclass clazz;  // global reference
+    jfieldID field;
+  };
+
+  jfieldID find(JNIEnv* env, jclass clazz) const {
+    const int n = count_.load(std::memory_order_acquire);
+    for (int i = 0; i < n; i++) {
+      if (env->IsSameObject(slots_[i].clazz, clazz)) return slots_[i].field;
+    }
+    return nullptr;
+  }
+
+  void remember(JNIEnv* env, jclass clazz, jfieldID field) {
+    std::lock_guard<std::mutex> lock(append_);
+    if (find(env, clazz) != nullptr) return;
+    const int n = count_.load(std::memory_order_relaxed);
+    if (n == kSlots) return;
+    jclass global = static_cast<jclass>(env->NewGlobalRef(clazz));
+    if (global == nullptr) return;  // only the cache failed (no exception): the call goes on
+    slots_[n] = Slot{global, field};
+    count_.store(n + 1, std::memory_order_release);
+  }
+
+  Slot slots_[kSlots] = {};
+  std::atomic<int> count_{0};
+  std::mutex append_;
+};
+
+}  // namespace
+
 struct state_table {
-  jclass clazz = nullptr;    // global reference; instances are checked against it in set_state
+  jclass clazz = nullptr;    // global reference: objects of it and its subclasses use `field`
   jfieldID field = nullptr;  // the `int native_state` field holding the identity hash
+  // Set once an object of another class was stored: from then on every call checks the class.
+  // Until then, get_state costs what it always did (a table used with one class hierarchy).
+  std::atomic<bool> mixed{false};
+  ForeignFields foreign;
   StateMap<jweak> map;
 
   explicit state_table(size_t size) : map(size) {}
@@ -92,6 +159,15 @@ class OidLock {
   bool held_;
 };
 
+// The `native_state` field to read OBJ's key from. A table that only ever stored objects of its
+// class (and subclasses) answers without a JNI call; once it holds objects of other classes, an
+// object that is not an instance of the table's class has its own class's field (nullptr with
+// NoSuchFieldError pending when that class has none).
+jfieldID object_field(JNIEnv* env, jobject obj, state_table* table) {
+  if (!table->mixed.load(std::memory_order_acquire) || env->IsInstanceOf(obj, table->clazz)) return table->field;
+  return table->foreign.of(env, obj, false);
+}
+
 bool check_oid_call(JNIEnv* env, state_table* table) {
   if (env->ExceptionCheck()) return false;
   if (table == nullptr) {
@@ -143,16 +219,20 @@ struct state_table* init_state_table(JNIEnv* env, jclass clazz) {
 
 jint set_state(JNIEnv* env, jobject obj, struct state_table* table, void* state) {
   if (!check_object_call(env, obj, table)) return -1;
-  if (state == nullptr) {
-    throw_new(env, "java/lang/IllegalArgumentException", "set_state: STATE must not be NULL");
-    return -1;
-  }
+  jfieldID field = table->field;
   if (!env->IsInstanceOf(obj, table->clazz)) {
-    throw_new(env, "java/lang/IllegalArgumentException", "set_state: OBJ is not an instance of the table's class");
-    return -1;
+    // GNU Classpath's compatibility: an object of another class with its own field.
+    field = table->foreign.of(env, obj, true);
+    if (field == nullptr) return -1;  // NoSuchFieldError pending
+    table->mixed.store(true, std::memory_order_release);
   }
-  jint key = env->GetIntField(obj, table->field);
+  jint key = env->GetIntField(obj, field);
   JniRefs refs(env, obj);
+  if (state == nullptr) {
+    // GNU Classpath's compatibility: storing NULL leaves OBJ without a state.
+    table->map.remove(key, refs);
+    return 0;
+  }
   if (table->map.set(key, state, refs) != SetResult::kOk) {
     throw_out_of_memory(env, "set_state");
     return -1;
@@ -162,26 +242,31 @@ jint set_state(JNIEnv* env, jobject obj, struct state_table* table, void* state)
 
 void* get_state(JNIEnv* env, jobject obj, struct state_table* table) {
   if (!check_object_call(env, obj, table)) return nullptr;
-  jint key = env->GetIntField(obj, table->field);
+  jfieldID field = object_field(env, obj, table);
+  if (field == nullptr) return nullptr;
+  jint key = env->GetIntField(obj, field);
   return table->map.get(key, [env, obj](jweak r) { return env->IsSameObject(r, obj) == JNI_TRUE; });
 }
 
 void* remove_state_slot(JNIEnv* env, jobject obj, struct state_table* table) {
   if (!check_object_call(env, obj, table)) return nullptr;
-  jint key = env->GetIntField(obj, table->field);
+  jfieldID field = object_field(env, obj, table);
+  if (field == nullptr) return nullptr;
+  jint key = env->GetIntField(obj, field);
   JniRefs refs(env, obj);
   return table->map.remove(key, refs);
 }
 
 void set_state_oid(JNIEnv* env, jobject lock, struct state_table* table, jint object_id, void* state) {
   if (!check_oid_call(env, table)) return;
-  if (state == nullptr) {
-    throw_new(env, "java/lang/IllegalArgumentException", "set_state_oid: STATE must not be NULL");
-    return;
-  }
   OidLock held(env, lock);
   if (!held.held()) return;
   JniRefs refs(env, nullptr);
+  if (state == nullptr) {
+    // As set_state: storing NULL leaves the id without a state.
+    table->map.remove_oid(object_id, refs);
+    return;
+  }
   if (table->map.set_oid(object_id, state, refs) != SetResult::kOk) throw_out_of_memory(env, "set_state_oid");
 }
 
@@ -217,6 +302,7 @@ void free_state_table(JNIEnv* env, struct state_table* table, state_table_callba
   table->map.destroy(refs, [&](void* state) {
     if (callback != nullptr) callback(env, state, arg);
   });
+  table->foreign.release(env);
   env->DeleteGlobalRef(table->clazz);
   delete table;
 }

@@ -65,9 +65,12 @@ JNIEXPORT jboolean JNICALL Java_jvmkit_test_nativestate_CppApiTest_exercise(JNIE
   std::unique_ptr<Counted> back = t.remove(env, first);
   if (!back || back->value != 1000) return fail(env, "remove gives the state back");
   if (t.get(env, first) != nullptr) return fail(env, "get after remove");
-  if (t.set(env, first, nullptr)) return fail(env, "set(nullptr) must fail");
-  if (!env->ExceptionCheck()) return fail(env, "set(nullptr) leaves IllegalArgumentException pending");
-  env->ExceptionClear();
+  if (!t.set(env, first, std::make_unique<Counted>(2000))) return fail(env, "set after remove");
+  const long deleted1 = g_deleted.load();
+  if (!t.set(env, first, nullptr)) return fail(env, "set(nullptr) succeeds");
+  if (env->ExceptionCheck()) return fail(env, "set(nullptr) raises nothing");
+  if (g_deleted.load() != deleted1 + 1) return fail(env, "set(nullptr) deletes the old state");
+  if (t.get(env, first) != nullptr) return fail(env, "get after set(nullptr)");
   back.reset();
   if (!t.set(env, nullptr, -5, std::make_unique<Counted>(-5))) return fail(env, "set oid");
   if (t.get(env, nullptr, -5) == nullptr || t.get(env, nullptr, -5)->value != -5) return fail(env, "get oid");

@@ -40,6 +40,10 @@ endfunction()
 
 native_state_jvm_test(api ApiSemanticsTest)
 native_state_jvm_test(classpath_c ClasspathPeer)
+# GNU Classpath's own code: set_state(NULL), objects of unrelated classes with their own
+# native_state field in one table, also when every identity hash collides.
+native_state_jvm_test(classpath_compat ClasspathCompatTest)
+native_state_jvm_test(classpath_compat_collisions ClasspathCompatTest JVM ${_ns_hash_1} ARGS 1500)
 # 10,000 objects that all have identity hash 1: every lookup compares against every entry, and
 # checked JNI makes each IsSameObject ~4x slower, so the full size runs unchecked and a smaller
 # one checked.

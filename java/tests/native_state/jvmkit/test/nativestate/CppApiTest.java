@@ -29,17 +29,18 @@ public final class CppApiTest {
     }
     long d0 = deleted();
     Check.that(exercise(t, peers), "StateTable get/set/remove");
-    // exercise() deleted: the replaced state, the removed one, and the object-id state.
-    Check.equal(d0 + 3, deleted(), "states deleted by replace/remove");
+    // exercise() deleted: the replaced state, the removed one, the one set(nullptr) dropped, and
+    // the object-id state.
+    Check.equal(d0 + 4, deleted(), "states deleted by replace/remove/set(nullptr)");
     WeakReference<Peer> probe = new WeakReference<>(peers[50]);
     for (int i = 50; i < 100; i++) {
       peers[i] = null;
     }
     Check.gcUntilCleared(probe, "dead peers");
     Check.equal(50, sweep(t), "sweep deletes the states of the 50 dead objects");
-    Check.equal(d0 + 53, deleted(), "sweep deleted them");
+    Check.equal(d0 + 54, deleted(), "sweep deleted them");
     destroy(t);
-    Check.equal(d0 + 53 + 49, deleted(), "the destructor deletes the 49 remaining states");
+    Check.equal(d0 + 54 + 49, deleted(), "the destructor deletes the 49 remaining states");
 
     long t2 = create(Peer.class);
     Peer[] live = java.util.Arrays.copyOf(peers, 50);
