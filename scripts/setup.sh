@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev zlib1g-dev
   openjdk-17-jdk-headless
   chromium golang-go  # profiler tests: the HTML flame graph in headless Chromium, pprof with go tool pprof
+  golang-google-protobuf-dev  # profiler tests: the pprof output decoded by protobuf-go (strict UTF-8)
 )
 # Packages that must be at the newest version the archive offers, not merely present.
 KEEP_CURRENT=(openjdk-17-jdk-headless)

@@ -164,9 +164,27 @@ static void print_extension(const jvmtiExtensionFunctionInfo* info) {
   printf("\n");
 }
 
+/* With the option list: the extension events too (jvmkit adds none; HotSpot's stay as they are). */
+static void list_extension_events(void) {
+  jint count = 0;
+  jvmtiExtensionEventInfo* events = NULL;
+  if ((*jvmti)->GetExtensionEvents(jvmti, &count, &events) != JVMTI_ERROR_NONE) return;
+  for (jint i = 0; i < count; i++) {
+    printf("jep_profiler: extension event %s (%d parameters)\n", events[i].id, (int)events[i].param_count);
+    (*jvmti)->Deallocate(jvmti, (unsigned char*)events[i].id);
+    (*jvmti)->Deallocate(jvmti, (unsigned char*)events[i].short_description);
+    for (jint p = 0; p < events[i].param_count; p++) {
+      (*jvmti)->Deallocate(jvmti, (unsigned char*)events[i].params[p].name);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char*)events[i].params);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char*)events);
+}
+
 static int find_api(void) {
   jint count = 0;
   jvmtiExtensionFunctionInfo* functions = NULL;
+  if (list_extensions) list_extension_events();
   if ((*jvmti)->GetExtensionFunctions(jvmti, &count, &functions) != JVMTI_ERROR_NONE) return 0;
   for (jint i = 0; i < count; i++) {
     const char* id = functions[i].id;

@@ -33,6 +33,7 @@
 #include "profiler/report.hpp"
 #include "profiler/signal_sampler.hpp"
 #include "profiler/thread_list.hpp"
+#include "profiler/utf8.hpp"
 #include "profiler/writers.hpp"
 
 #define JVMKIT_PROF_EXPORT __attribute__((visibility("default")))
@@ -154,6 +155,7 @@ class Profiler {
     info.value_unit = std::string(options_.event->pprof_unit);
     info.interval = options_.interval;
     info.start_time_ns = start_wall_ns_;
+    info.program = program_name();
     info.duration_ns = static_cast<int64_t>(seconds * 1e9);
     if (Error e = write_profile(profile_, options_, info)) {
       report.output = "ERROR: " + e.message();
@@ -186,7 +188,8 @@ class Profiler {
         rest += sorted[i].second;
         continue;
       }
-      std::string name = thread_os_name(sorted[i].first);
+      // The kernel keeps 15 bytes of a thread's name: maybe a character cut in two.
+      std::string name = valid_utf8(thread_os_name(sorted[i].first));
       if (name.empty()) name = "ended";
       std::string label = "'";
       label += name;
@@ -199,13 +202,27 @@ class Profiler {
     return out;
   }
 
+  // What the JVM runs, for pprof's Mapping: the main class, or the jar's file name
+  // (sun.java.command's first word); "java" when unknown.
+  std::string program_name() const {
+    char* command = nullptr;
+    if (jvmti_->GetSystemProperty("sun.java.command", &command) != JVMTI_ERROR_NONE || command == nullptr) {
+      return "java";
+    }
+    std::string first = utf8_from_modified(command);
+    jvmti_->Deallocate(reinterpret_cast<unsigned char*>(command));
+    first = first.substr(0, first.find(' '));
+    if (const size_t slash = first.rfind('/'); slash != std::string::npos) first = first.substr(slash + 1);
+    return first.empty() ? "java" : first;
+  }
+
   uint32_t thread_root(jthread thread, pid_t tid) {
     auto it = thread_roots_.find(tid);
     if (it != thread_roots_.end()) return it->second;
     std::string name = "?";
     jvmtiThreadInfo info{};
     if (thread != nullptr && jvmti_->GetThreadInfo(thread, &info) == JVMTI_ERROR_NONE) {
-      if (info.name != nullptr) name = info.name;
+      if (info.name != nullptr) name = utf8_from_modified(info.name);
       jvmti_->Deallocate(reinterpret_cast<unsigned char*>(info.name));
       JNIEnv* jni = nullptr;
       if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) == JNI_OK) {

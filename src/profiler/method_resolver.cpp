@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "profiler/utf8.hpp"
+
 namespace jvmkit::prof {
 
 std::string class_name_from_signature(const char* signature) {
@@ -62,14 +64,14 @@ MethodResolver::Entry& MethodResolver::lookup(jmethodID method) {
   if (jvmti_->GetMethodDeclaringClass(method, &klass) == JVMTI_ERROR_NONE && klass != nullptr) {
     char* sig = nullptr;
     if (jvmti_->GetClassSignature(klass, &sig, nullptr) == JVMTI_ERROR_NONE) {
-      class_name = class_name_from_signature(sig);
+      class_name = class_name_from_signature(utf8_from_modified(sig).c_str());
       jvmti_->Deallocate(reinterpret_cast<unsigned char*>(sig));
     } else {
       errors_++;
     }
     char* source = nullptr;
     if (jvmti_->GetSourceFileName(klass, &source) == JVMTI_ERROR_NONE) {
-      file = source;
+      file = utf8_from_modified(source);
       jvmti_->Deallocate(reinterpret_cast<unsigned char*>(source));
     }
     JNIEnv* jni = nullptr;
@@ -81,7 +83,7 @@ MethodResolver::Entry& MethodResolver::lookup(jmethodID method) {
   }
   char* name = nullptr;
   if (jvmti_->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
-    method_name = name;
+    method_name = utf8_from_modified(name);
     jvmti_->Deallocate(reinterpret_cast<unsigned char*>(name));
   } else {
     errors_++;

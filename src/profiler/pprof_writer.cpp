@@ -14,7 +14,7 @@ namespace {
 
 // profile.proto field numbers.
 namespace pf {
-constexpr uint32_t kSampleType = 1, kSample = 2, kLocation = 4, kFunction = 5, kStringTable = 6, kTimeNanos = 9,
+constexpr uint32_t kSampleType = 1, kSample = 2, kMapping = 3, kLocation = 4, kFunction = 5, kStringTable = 6, kTimeNanos = 9,
                    kDurationNanos = 10, kPeriodType = 11, kPeriod = 12, kDefaultSampleType = 14;
 }
 namespace vt {  // ValueType
@@ -23,8 +23,12 @@ constexpr uint32_t kType = 1, kUnit = 2;
 namespace sp {  // Sample
 constexpr uint32_t kLocationId = 1, kValue = 2;
 }
+namespace mp {  // Mapping
+constexpr uint32_t kId = 1, kFilename = 5, kHasFunctions = 7, kHasFilenames = 8, kHasLineNumbers = 9,
+                   kHasInlineFrames = 10;
+}
 namespace loc {  // Location / Line
-constexpr uint32_t kId = 1, kLine = 4;
+constexpr uint32_t kId = 1, kMappingId = 2, kLine = 4;
 constexpr uint32_t kLineFunctionId = 1, kLineLine = 2;
 }  // namespace loc
 namespace fn {  // Function
@@ -76,6 +80,18 @@ std::string pprof_bytes(const Profile& profile, const RunInfo& info) {
   out.message_field(pf::kSampleType, value_type(strings, "samples", "count"));
   out.message_field(pf::kSampleType, value_type(strings, info.value_type, info.value_unit));
 
+  // One Mapping, the program: pprof's tools name the profile after it ("Main binary filename not
+  // available" without one). Every location is symbolized already, with files and lines.
+  constexpr uint64_t kMappingId = 1;
+  ProtoEncoder mapping;
+  mapping.varint_field(mp::kId, kMappingId);
+  mapping.int64_field(mp::kFilename, strings.index(info.program));
+  mapping.varint_field(mp::kHasFunctions, 1);
+  mapping.varint_field(mp::kHasFilenames, 1);
+  mapping.varint_field(mp::kHasLineNumbers, 1);
+  mapping.varint_field(mp::kHasInlineFrames, 1);
+  out.message_field(pf::kMapping, mapping);
+
   const auto& methods = profile.methods();
   const auto& nodes = profile.nodes();
   std::map<std::pair<std::string, std::string>, uint64_t> function_ids;  // (name, file) -> id
@@ -108,6 +124,7 @@ std::string pprof_bytes(const Profile& profile, const RunInfo& info) {
       line.int64_field(loc::kLineLine, nodes[i].frame.line);
       ProtoEncoder l;
       l.varint_field(loc::kId, it->second);
+      l.varint_field(loc::kMappingId, kMappingId);
       l.message_field(loc::kLine, line);
       out.message_field(pf::kLocation, l);
     }

@@ -23,6 +23,7 @@ struct RunInfo {
   int64_t interval = 0;       // ns or events per sample (weight of one sample)
   int64_t start_time_ns = 0;  // wall-clock start, ns since the epoch
   int64_t duration_ns = 0;
+  std::string program = "java";  // pprof Mapping filename: the main class or jar
 };
 
 // Lines sorted by stack; frames root first, separated by ';'. ANNOTATE appends frame-type suffixes

@@ -76,6 +76,7 @@ grep -q "extension function com.sun.hotspot.functions.RequestStackTrace (4 param
   fail "RequestStackTrace not listed with its 4 parameters"
 grep -q "extension function jvmkit.functions.GetStackWalkCounters" "$tmp/out" || fail "jvmkit's own extensions not listed"
 grep "extension function" "$tmp/out" | sed 's/ (.*//' >"$tmp/with"
+grep "extension event" "$tmp/out" >"$tmp/events_with" || true
 
 step "the example without the API on $version: a clear error, HotSpot's own extension functions listed"
 if "$java" "-agentpath:$tmp/libjep_ext.so=list" "${workload[@]}" >"$tmp/out" 2>"$tmp/err"; then
@@ -86,6 +87,9 @@ grep "extension function" "$tmp/out" | sed 's/ (.*//' >"$tmp/without"
 [ -s "$tmp/without" ] || fail "HotSpot lists no extension functions"
 head -n "$(wc -l <"$tmp/without")" "$tmp/with" | diff "$tmp/without" - || fail "HotSpot's own extension functions changed"
 cat "$tmp/without"
+grep "extension event" "$tmp/out" >"$tmp/events_without" || true
+diff "$tmp/events_without" "$tmp/events_with" || fail "GetExtensionEvents lists other events with jvmkit loaded"
+cat "$tmp/events_without"
 
 # Starts the workload with the given JVM flags, attaches libjvmkit_walk.so and then the example
 # (not linked with jvmkit) with jcmd JVMTI.agent_load, waits for the JVM; the example's output in $tmp/out.
@@ -119,6 +123,14 @@ step "dynamic attach on $version, without it: traces in code compiled before att
 attach_run
 cat "$tmp/out"
 [ "$(summary_field unbiased)" -lt "$(summary_field traces)" ] || fail "attach: code compiled before Enable gave unbiased traces"
+
+step "libjvmkit_walk.so as an agent, no tool calling it, on $version: no thread of its own"
+"$java" "-agentpath:$walk" -cp "$classes" jvmkit.test.walk.Workers 3 1 >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 100); do "$jcmd" "$pid" Thread.print >"$tmp/threads" 2>/dev/null && break; sleep 0.1; done
+wait "$pid" || { cat "$tmp/err"; fail "the JVM with libjvmkit_walk.so as an agent failed"; }
+grep -q '"main"' "$tmp/threads" || fail "no thread dump"
+if grep -qi '"jvmkit' "$tmp/threads"; then fail "libjvmkit_walk.so started a thread without Enable"; fi
 
 step "a bad option of libjvmkit_walk.so as an agent stops the JVM, naming the option"
 if "$java" "-agentpath:$walk=bogus" -version >"$tmp/out" 2>"$tmp/err"; then fail "the JVM started with a bad option"; fi
