@@ -1,5 +1,5 @@
 // The CPU time of jvmkit's delivery thread, read from /proc, for the stack-walk benchmark agents.
-// The thread is a JVMTI agent thread named "jvmkit stack walker"; its kernel comm is the name cut
+// The thread is a JVMTI agent thread named JVMKIT_WALK_THREAD_NAME; its kernel comm is the name cut
 // at 15 characters. Not signal context (opens files, allocates).
 #pragma once
 
@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+
+#include <jvmkit/stack_walk.h>
 
 namespace jvmkit::bench {
 
@@ -22,7 +24,7 @@ inline pid_t find_delivery_thread() {
     std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
     std::string name;
     std::getline(comm, name);
-    if (name.rfind("jvmkit stack", 0) == 0) found = static_cast<pid_t>(std::atol(e->d_name));
+    if (name == std::string(JVMKIT_WALK_THREAD_NAME).substr(0, 15)) found = static_cast<pid_t>(std::atol(e->d_name));
   }
   closedir(dir);
   return found;

@@ -151,6 +151,11 @@ JVMKIT_WALK_EXPORT jvmtiError DisableRequestStackTrace(jvmtiEnv* env);
 /* The JEP draft's spelling of DisableRequestStackTrace; identical behaviour. */
 JVMKIT_WALK_EXPORT jvmtiError DisablesRequestStackTrace(jvmtiEnv* env);
 
+/* The name of jvmkit's delivery thread, the JVMTI agent thread that runs the callbacks. The kernel
+ * keeps the first 15 bytes of it as the thread's comm (/proc/<pid>/task/<tid>/comm). A sampling
+ * tool should leave the thread out: it runs no Java code. */
+#define JVMKIT_WALK_THREAD_NAME "jvmkit stack walker"
+
 /* ------------------------------------------------------------------------------------------------
  * Extension: the JavaVM.
  * ---------------------------------------------------------------------------------------------- */

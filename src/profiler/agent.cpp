@@ -23,6 +23,7 @@
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -47,6 +48,11 @@ int64_t now_ns(clockid_t clock) {
   timespec ts;
   clock_gettime(clock, &ts);
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+// The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps.
+bool is_walker_comm(const std::string& comm) {
+  return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15);
 }
 
 // Everything one profiling run owns. One instance per process (JVMTI callbacks are plain C
@@ -84,7 +90,7 @@ class Profiler {
     // Threads created during start-up were never reported by ThreadStart: list them again. The
     // stack walker's delivery thread, just started by Enable, runs no Java code: leave it out.
     for (pid_t tid : list_process_threads()) {
-      if (thread_os_name(tid).rfind("jvmkit stack wa", 0) != 0) engine_->thread_started(tid);
+      if (!is_walker_comm(thread_os_name(tid))) engine_->thread_started(tid);
     }
     start_wall_ns_ = now_ns(CLOCK_REALTIME);
     start_mono_ns_ = now_ns(CLOCK_MONOTONIC);
@@ -340,7 +346,7 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
 bool is_stack_walker_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
   jvmtiThreadInfo info{};
   if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return false;
-  bool walker = info.name != nullptr && std::strcmp(info.name, "jvmkit stack walker") == 0;
+  bool walker = info.name != nullptr && std::strcmp(info.name, JVMKIT_WALK_THREAD_NAME) == 0;
   jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
   if (info.thread_group != nullptr) jni->DeleteLocalRef(info.thread_group);
   if (info.context_class_loader != nullptr) jni->DeleteLocalRef(info.context_class_loader);

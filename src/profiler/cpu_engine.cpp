@@ -14,7 +14,7 @@
 
 #include "profiler/engine.hpp"
 #include "profiler/per_thread_engine.hpp"
-#include "profiler/perf_events_linux.hpp"
+#include "profiler/perf_events.hpp"
 
 namespace jvmkit::prof {
 

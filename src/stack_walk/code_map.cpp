@@ -87,14 +87,13 @@ void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
   }
 }
 
-void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id, bool coarse_debug_info) {
+void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info) {
   if (size == 0) return;
   CodeRange r{};
   r.coarse_debug_info = coarse_debug_info;
   r.start = start;
   r.end = start + size;
   r.method = method;
-  r.id = id;
   r.kind = CodeKind::kNMethod;
   scan_prologue(reinterpret_cast<const uint8_t*>(start), size, &r);
   std::lock_guard<std::mutex> lock(mutex_);

@@ -34,7 +34,6 @@ struct CodeRange {
   uintptr_t start;
   uintptr_t end;     // exclusive
   jmethodID method;  // kNMethod: the root method; else nullptr
-  uint32_t id;       // kNMethod: a load sequence number (frame-type records); else 0
   CodeKind kind;
   bool vtable_stub;  // kStub named "vtable stub" / "itable stub"
   // kNMethod: the prologue's "sub rsp, N" (0: not recognised). C2 then saves rbp with a mov
@@ -75,7 +74,7 @@ class CodeMap {
  public:
   // Event side (any thread, not signal context).
   void add_blob(const char* name, uintptr_t start, size_t size);
-  void add_nmethod(jmethodID method, uintptr_t start, size_t size, uint32_t id, bool coarse_debug_info = false);
+  void add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info = false);
   void remove_nmethod(uintptr_t start);
   void clear();
   // Frees snapshots that readers may have held (call now and then from a non-signal thread).

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "stack_walk/counters.hpp"
-#include "stack_walk/frame_typing.hpp"
+#include "stack_walk/exact_frame_types.hpp"
 #include "stack_walk/walker.hpp"
 
 namespace jvmkit::walk {

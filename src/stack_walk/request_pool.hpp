@@ -20,7 +20,7 @@
 #include "core/index_stack.hpp"
 #include "core/wake_event.hpp"
 #include "stack_walk/asgct.hpp"
-#include "stack_walk/signal/x64/recovery.hpp"
+#include "stack_walk/physical_frame.hpp"
 
 namespace jvmkit::walk {
 

@@ -66,9 +66,8 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
   // (DebugNonSafepoints), which lets ASGCT attribute PCs inside loops and inlined code exactly.
   Walker& w = Walker::instance();
   w.frame_types().compiled(method);
-  static std::atomic<uint32_t> next_id{1};
   w.code_map().add_nmethod(method, reinterpret_cast<uintptr_t>(code_addr), static_cast<size_t>(code_size),
-                           next_id.fetch_add(1, std::memory_order_relaxed), t_replaying_coarse);
+                           t_replaying_coarse);
 }
 void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
   Walker& w = Walker::instance();
@@ -294,7 +293,7 @@ jvmtiError Walker::live_setup(JNIEnv* jni, bool compiled_unseen) {
 
   jclass thread_class = jni->FindClass("java/lang/Thread");
   jmethodID ctor = thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
-  jstring name = ctor ? jni->NewStringUTF("jvmkit stack walker") : nullptr;
+  jstring name = ctor ? jni->NewStringUTF(JVMKIT_WALK_THREAD_NAME) : nullptr;
   jobject thread = name ? jni->NewObject(thread_class, ctor, name) : nullptr;
   jvmtiError err = JVMTI_ERROR_INTERNAL;
   if (thread != nullptr) {

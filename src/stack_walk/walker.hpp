@@ -15,7 +15,7 @@
 
 #include "stack_walk/asgct.hpp"
 #include "stack_walk/code_map.hpp"
-#include "stack_walk/frame_types.hpp"
+#include "stack_walk/fallback_frame_types.hpp"
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/thread_registry.hpp"
 

@@ -36,7 +36,7 @@ step "build the example without jvmkit (extension functions; the header for the 
 if ldd "$tmp/libjep_ext.so" | grep -q jvmkit; then fail "the extension-function build links jvmkit"; fi
 
 version=$("$java" -version 2>&1 | head -1)
-workload=(-cp "$classes" jvmkit.test.walk.Workers 3 2)
+workload=(-cp "$classes" jvmkit.test.walk.Workers 1.5 2)
 
 # Checks the example's summary in $tmp/out: Enable and Disable succeeded, every accepted request
 # ended in a trace or a failure, at least MIN_TRACES traces, the hot method among the top ones.
@@ -61,7 +61,7 @@ profile() {
   shift
   step "$label on $version"
   "$java" -Xcheck:jni "$@" "${workload[@]}" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err"; fail "$label: java failed"; }
-  check_summary "$label" 500
+  check_summary "$label" 200
   if grep -q "WARNING\|FATAL" "$tmp/err"; then cat "$tmp/err"; fail "$label: -Xcheck:jni or the JVM complained"; fi
 }
 
@@ -97,7 +97,7 @@ jcmd=$(dirname "$java")/jcmd
 attach_flags=()
 if "$java" -XX:+EnableDynamicAgentLoading -version >/dev/null 2>&1; then attach_flags=(-XX:+EnableDynamicAgentLoading); fi
 attach_run() {
-  "$java" "${attach_flags[@]}" "$@" -cp "$classes" jvmkit.test.walk.Workers 6 2 >"$tmp/out" 2>"$tmp/err" &
+  "$java" "${attach_flags[@]}" "$@" -cp "$classes" jvmkit.test.walk.Workers 4 2 >"$tmp/out" 2>"$tmp/err" &
   local pid=$!
   # Attach once C2 has compiled the hot method (code compiled before Enable is what this tests).
   for _ in $(seq 100); do
@@ -113,7 +113,7 @@ summary_field() { sed -nE "s/.*jep_profiler: signals.* $1 ([0-9]+).*/\1/p" "$tmp
 
 step "dynamic attach on $version, -XX:+DebugNonSafepoints: traces exact and unbiased"
 attach_run -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
-check_summary "dynamic attach" 100  # the JVM runs 6 s; attaching takes part of it on a loaded machine
+check_summary "dynamic attach" 100  # the JVM runs 4 s; attaching takes part of it on a loaded machine
 [ "$(summary_field unbiased)" -eq "$(summary_field traces)" ] || fail "attach with DebugNonSafepoints: biased traces"
 
 # Code compiled before Enable has debug records at safepoints and calls only: AsyncGetCallTrace
@@ -125,7 +125,7 @@ cat "$tmp/out"
 [ "$(summary_field unbiased)" -lt "$(summary_field traces)" ] || fail "attach: code compiled before Enable gave unbiased traces"
 
 step "libjvmkit_walk.so as an agent, no tool calling it, on $version: no thread of its own"
-"$java" "-agentpath:$walk" -cp "$classes" jvmkit.test.walk.Workers 3 1 >"$tmp/out" 2>"$tmp/err" &
+"$java" "-agentpath:$walk" -cp "$classes" jvmkit.test.walk.Workers 1.5 1 >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 for _ in $(seq 100); do "$jcmd" "$pid" Thread.print >"$tmp/threads" 2>/dev/null && break; sleep 0.1; done
 wait "$pid" || { cat "$tmp/err"; fail "the JVM with libjvmkit_walk.so as an agent failed"; }

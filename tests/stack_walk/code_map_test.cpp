@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "stack_walk/code_map.hpp"
-#include "stack_walk/frame_typing.hpp"
+#include "stack_walk/exact_frame_types.hpp"
 
 namespace jvmkit::walk {
 namespace {
@@ -41,10 +41,10 @@ TEST(CodeMap, NewNMethodReplacesStaleOverlappingOnes) {
   const auto base = reinterpret_cast<uintptr_t>(code);
   CodeMap map;
   auto m1 = reinterpret_cast<jmethodID>(0x10), m2 = reinterpret_cast<jmethodID>(0x20);
-  map.add_nmethod(m1, base, 0x400, 1);
+  map.add_nmethod(m1, base, 0x400);
   EXPECT_EQ(find(map, base + 0x100)->method, m1);
   // Its unload event not seen yet, the memory is reused for another nmethod.
-  map.add_nmethod(m2, base + 0x200, 0x400, 2);
+  map.add_nmethod(m2, base + 0x200, 0x400);
   EXPECT_EQ(map.nmethods(), 1u);
   EXPECT_EQ(find(map, base + 0x100), nullptr);
   EXPECT_EQ(find(map, base + 0x300)->method, m2);

@@ -7,18 +7,10 @@
 #include <cstdint>
 
 #include "stack_walk/code_map.hpp"
+#include "stack_walk/physical_frame.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
 
 namespace jvmkit::walk {
-
-// One physical Java frame: an interpreter frame, or a compiled frame of ROOT (whose virtual frames
-// are the methods inlined into ROOT, then ROOT itself).
-struct PhysicalFrame {
-  jmethodID root;  // kNMethod: the nmethod's method; else nullptr
-  CodeKind kind;   // kInterpreter or kNMethod
-};
-
-constexpr int kMaxPhysicalFrames = 64;
 
 // Walks physical frames from FROM (a PC in Java code: the interrupted PC, or the caller a recovery
 // retried from) while each return address is a call site in Java code the snapshot knows, at most

@@ -1,5 +1,5 @@
 // The FALLBACK frame type, for frames the capture's physical walk did not reach (exact types come
-// from frame_typing.hpp; see docs/stack_walk.md "Frame types").
+// from exact_frame_types.hpp; see docs/stack_walk.md "Frame types").
 //
 // A frame of a method declared native is JVMTI_FRAME_NATIVE; a frame of a method that has live
 // JIT-compiled code (CompiledMethodLoad seen, CompiledMethodUnload not yet) is JVMTI_FRAME_JIT; any

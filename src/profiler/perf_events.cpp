@@ -1,4 +1,4 @@
-#include "profiler/perf_events_linux.hpp"
+#include "profiler/perf_events.hpp"
 
 #include <errno.h>
 #include <fcntl.h>

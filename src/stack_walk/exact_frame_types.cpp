@@ -1,4 +1,4 @@
-#include "stack_walk/frame_typing.hpp"
+#include "stack_walk/exact_frame_types.hpp"
 
 namespace jvmkit::walk {
 
