@@ -31,6 +31,12 @@ bool looks_like_java_vm(const elf::LoadedObject& jvm, uintptr_t address) {
 
 }  // namespace
 
+std::optional<elf::LoadedObject> libjvm() {
+  void* in_jvm = dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
+  if (in_jvm == nullptr) return std::nullopt;
+  return elf::object_containing(in_jvm);
+}
+
 JavaVM* created_java_vm() {
   auto get_vms = reinterpret_cast<GetCreatedVms>(dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs"));
   return get_vms != nullptr ? created_vm(get_vms) : nullptr;
@@ -43,7 +49,7 @@ JavaVM* find_java_vm(std::string* why) {
     return nullptr;
   }
   if (JavaVM* vm = created_vm(get_vms)) return vm;
-  std::optional<elf::LoadedObject> jvm = elf::object_containing(reinterpret_cast<const void*>(get_vms));
+  std::optional<elf::LoadedObject> jvm = libjvm();
   if (!jvm) {
     *why = "the library that defines JNI_GetCreatedJavaVMs was not found";
     return nullptr;

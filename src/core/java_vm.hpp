@@ -3,7 +3,10 @@
 
 #include <jni.h>
 
+#include <optional>
 #include <string>
+
+#include "core/elf_symbols.hpp"
 
 namespace jvmkit::hotspot {
 
@@ -13,6 +16,9 @@ namespace jvmkit::hotspot {
 // through the library's ELF symbol table, and checked to hold HotSpot's invocation interface.
 // nullptr with the reason in *why when neither way finds it.
 JavaVM* find_java_vm(std::string* why);
+
+// The loaded libjvm.so (the object that defines JNI_GetCreatedJavaVMs), or nothing outside a JVM.
+std::optional<elf::LoadedObject> libjvm();
 
 // The JavaVM once JNI_CreateJavaVM has returned (JNI_GetCreatedJavaVMs reports it), else nullptr.
 JavaVM* created_java_vm();

@@ -1,17 +1,13 @@
 #include "core/vm_flags.hpp"
 
-#include <dlfcn.h>
-
 #include <string>
 
-#include "core/elf_symbols.hpp"
+#include "core/java_vm.hpp"
 
 namespace jvmkit::hotspot {
 
 std::optional<bool> bool_flag(const char* name) {
-  void* in_jvm = dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
-  if (in_jvm == nullptr) return std::nullopt;
-  std::optional<elf::LoadedObject> jvm = elf::object_containing(in_jvm);
+  std::optional<elf::LoadedObject> jvm = libjvm();
   if (!jvm) return std::nullopt;
   std::string why;
   std::optional<uintptr_t> address = elf::find_data_symbol(*jvm, name, &why);

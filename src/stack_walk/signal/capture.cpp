@@ -61,14 +61,6 @@ uintptr_t stack_top_for(JNIEnv* jni, uintptr_t sp) noexcept {
   return stack.contains(sp) ? stack.hi : 0;
 }
 
-// Async-signal-safe: whether PC lies in compiled code whose debug records are at safepoints only.
-bool in_coarse_nmethod(const CodeMap& code_map, uintptr_t pc) noexcept {
-  CodeMap::Reader reader(code_map.cell());
-  const CodeSnapshot* code = reader.get();
-  const CodeRange* range = code != nullptr ? code->find(pc) : nullptr;
-  return range != nullptr && range->kind == CodeKind::kNMethod && range->coarse_debug_info;
-}
-
 jvmtiError reject(jvmkitRejectReason reason, jvmtiError error) noexcept {
   counters().count_rejected(reason);
   return error;
@@ -120,8 +112,8 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
       if (code_map != nullptr) {
         request->num_frames =
             capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
-                                  stack_top_for(jni, request->sp), request->physical, &request->physical_count);
-        request->coarse_top = request->num_frames > 0 && in_coarse_nmethod(*code_map, request->pc);
+                                  stack_top_for(jni, request->sp), request->physical, &request->physical_count,
+                                  &request->coarse_top);
       } else {
         AsgctTrace trace{jni, 0, request->frames};
         asgct(&trace, kMaxFrames, ucontext);

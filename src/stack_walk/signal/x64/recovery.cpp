@@ -491,7 +491,7 @@ jint recover_from_caller(const Capture& c, jint result) noexcept {
 
 jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
                            const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
-                           int* physical_count) noexcept {
+                           int* physical_count, bool* coarse_top) noexcept {
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   const Regs at = regs_of(uc);
   CodeMap::Reader reader(code_map.cell());
@@ -499,6 +499,7 @@ jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, Asg
   const Capture c{asgct,         jni,       uc, frames, depth, code, code ? code->find(at.pc) : nullptr,
                   at,            stack_top, physical, physical_count};
   *physical_count = 0;
+  *coarse_top = c.range != nullptr && c.range->kind == CodeKind::kNMethod && c.range->coarse_debug_info;
 
   const jint first = run_asgct(asgct, jni, ucontext, frames, depth);
   if (first <= 0) recovery_counters().count_first_answer(first);

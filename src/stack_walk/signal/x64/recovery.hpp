@@ -46,9 +46,10 @@ inline bool recoverable_or_success(jint code) noexcept { return code > 0 || reco
 // (see physical_walk.hpp; *PHYSICAL_COUNT may be 0 when the top is not in known Java code).
 // Recoveries are counted by kind in recovery_counters(). STACK_TOP is the highest address of the
 // thread's stack (0: unknown); no stack slot at or above it is read, and with 0 none at all (the
-// physical walk and the recovery are skipped).
+// physical walk and the recovery are skipped). *COARSE_TOP tells whether the interrupted PC lies in
+// compiled code with debug records at safepoints only (CodeRange::coarse_debug_info).
 jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
                            const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
-                           int* physical_count) noexcept;
+                           int* physical_count, bool* coarse_top) noexcept;
 
 }  // namespace jvmkit::walk
