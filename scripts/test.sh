@@ -52,6 +52,7 @@ echo "== build (RelWithDebInfo): unit tests, JVM tests"
 if build_tree build/test all -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
   echo "== JDKs"
   cat build/test/jdk-report.txt
+  grep -o 'Stack-walk stub shapes: .*' build/test/build.log || true
   run_ctest build/test "unit+jvm" --label-exclude slow
 else
   failed=$((failed + 1)); failed_names+=("build/test: build failed")
@@ -86,6 +87,7 @@ fi
 echo
 echo "== summary ($(( $(date +%s) - started )) s)"
 if [ -f build/test/jdk-report.txt ]; then sed 's/^/JDK: /' build/test/jdk-report.txt; fi
+grep -o 'Stack-walk stub shapes: .*' build/test/build.log 2>/dev/null || true
 echo "suites: ${parts[*]}"
 for f in "${failed_names[@]}"; do echo "FAILED: $f"; done
 echo "jvmkit: $passed passed, $failed failed"

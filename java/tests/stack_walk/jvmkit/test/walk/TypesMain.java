@@ -13,6 +13,9 @@ package jvmkit.test.walk;
  *   <li>worker-native: nativeOuter sleeping in Thread.sleep: the native method's frame NATIVE.
  *   <li>worker-natinline: natOuter (JIT) with natInl inlined, sleeping in Thread.sleep: samples
  *       taken in native code, where the walk starts from the thread's last Java frame.
+ *   <li>worker-stubinline: stubOuter (JIT) with stubInl inlined, copying a large array with
+ *       System.arraycopy: samples taken in the arraycopy stub, a runtime stub with no Java frame
+ *       of its own, where the walk starts from the stub's caller.
  * </ul>
  *
  * With -Xint every frame is INTERPRETER. The agent's option "truth" names the expected type of
@@ -73,6 +76,21 @@ public final class TypesMain {
     return natInl(ms) * 3;
   }
 
+  static final long[] COPY_FROM = new long[1 << 16];
+  static final long[] COPY_TO = new long[1 << 16];
+
+  // Inlined into stubOuter (-XX:CompileCommand=inline): the copy runs in HotSpot's arraycopy stub
+  // (512 KiB per call), so most samples of this worker are taken inside the stub.
+  static long stubInl(int round, int length) {
+    COPY_FROM[round & 15] = round;
+    System.arraycopy(COPY_FROM, 0, COPY_TO, 0, length);
+    return COPY_TO[round & 15];
+  }
+
+  static long stubOuter(int round, int length) {
+    return stubInl(round, length) + 1;
+  }
+
   static void work(String kind, long deadline) {
     long s = 0;
     while (System.nanoTime() < deadline) {
@@ -80,6 +98,7 @@ public final class TypesMain {
         case "jit" -> s += jitOuter(5_000);
         case "inline" -> s += inlOuter(2_500);
         case "natinline" -> s += natOuter(1);
+        case "stubinline" -> s += stubOuter((int) s, COPY_FROM.length);
         default -> s += nativeOuter();
       }
     }
@@ -91,12 +110,12 @@ public final class TypesMain {
     String[] kinds =
         args.length > 1
             ? java.util.Arrays.copyOfRange(args, 1, args.length)
-            : new String[] {"jit", "inline", "native", "natinline"};
+            : new String[] {"jit", "inline", "native", "natinline", "stubinline"};
     // Warm-up: enough calls for C2 (tiered: 15,000 invocations or loops), compiled synchronously
     // under -Xbatch. A no-op under -Xint.
     long s = 0;
     for (int i = 0; i < 30_000; i++) {
-      s += jitOuter(200) + inlOuter(100) + natOuter(0);
+      s += jitOuter(200) + inlOuter(100) + natOuter(0) + stubOuter(i, 16);
     }
     nativeOuter();
     sink += s;
