@@ -77,7 +77,8 @@ void Walker::fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailu
 }
 
 void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
-  jobject thread_ref = resolve_thread(jni, request.jni, ticket);
+  bool rooted = false;
+  jobject thread_ref = resolve_thread(jni, request.jni, ticket, &rooted);
   if (request.num_frames <= 0) {
     fail(jni, request, thread_ref, failure_from_asgct(request.num_frames));
     return;
@@ -119,6 +120,11 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   if (reason == JVMKIT_FAILURE_REASON_COUNT && exact == count && physical_used < request.physical_count &&
       count < kMaxFrames) {
     reason = JVMKIT_FAILURE_CUT_SHORT;
+    cut_seen_by_walk_++;
+  }
+  if (reason == JVMKIT_FAILURE_REASON_COUNT && cut_above_root(jni, request, ticket, rooted)) {
+    reason = JVMKIT_FAILURE_CUT_SHORT;
+    cut_seen_by_root_++;
   }
   if (reason != JVMKIT_FAILURE_REASON_COUNT) {
     jni->PopLocalFrame(nullptr);
@@ -155,6 +161,14 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   cb.endStackTrace(thread, request.user_data);
   jni->PopLocalFrame(nullptr);
   counters().count_delivered(biased);
+}
+
+bool Walker::cut_above_root(JNIEnv* jni, const Request& request, uint64_t ticket, bool rooted) {
+  const jint count = request.num_frames;
+  if (count >= kMaxFrames) return false;  // cut by design, at the root end
+  const bool ends_in_root = thread_roots_.is_root(jni, jvmti_, request.frames[count - 1].method_id);
+  if (!rooted && ends_in_root) threads_.mark_rooted(request.jni, ticket);
+  return rooted && !ends_in_root;
 }
 
 void Walker::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {

@@ -37,15 +37,13 @@ void ThreadRegistry::open() {
 void ThreadRegistry::close(JNIEnv* jni) {
   std::lock_guard<std::mutex> lock(mutex_);
   open_ = false;
-  for (auto& [key, list] : entries_) {
-    for (Entry& e : list) to_delete_.push_back(e.thread);
+  // Without a JNIEnv (dead phase) the references are left to the dying VM.
+  if (jni != nullptr) {
+    for (auto& [key, list] : entries_) {
+      for (Entry& e : list) jni->DeleteGlobalRef(e.thread);
+    }
   }
   entries_.clear();
-  if (jni != nullptr) {
-    for (jobject ref : to_delete_) jni->DeleteGlobalRef(ref);
-  }
-  // Without a JNIEnv (dead phase) the references are left to the dying VM.
-  to_delete_.clear();
 }
 
 void ThreadRegistry::add(JNIEnv* jni, JNIEnv* key, jthread thread, uint64_t start, bool replace) {
@@ -60,7 +58,7 @@ void ThreadRegistry::add(JNIEnv* jni, JNIEnv* key, jthread thread, uint64_t star
   }
   jobject global = jni->NewGlobalRef(thread);
   if (global == nullptr) return;
-  list.push_back(Entry{global, start, kOpen});
+  list.push_back(Entry{global, start, kOpen, false});
 }
 
 void ThreadRegistry::end(JNIEnv* key, uint64_t end) {
@@ -72,14 +70,26 @@ void ThreadRegistry::end(JNIEnv* key, uint64_t end) {
   }
 }
 
-jobject ThreadRegistry::find(JNIEnv* key, uint64_t ticket) {
+jobject ThreadRegistry::find(JNIEnv* key, uint64_t ticket, bool* rooted) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = entries_.find(key);
   if (it == entries_.end()) return nullptr;
   for (const Entry& e : it->second) {
-    if (e.start <= ticket && ticket < e.end) return e.thread;
+    if (e.start <= ticket && ticket < e.end) {
+      if (rooted != nullptr) *rooted = e.rooted;
+      return e.thread;
+    }
   }
   return nullptr;
+}
+
+void ThreadRegistry::mark_rooted(JNIEnv* key, uint64_t ticket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.find(key);
+  if (it == entries_.end()) return;
+  for (Entry& e : it->second) {
+    if (e.start <= ticket && ticket < e.end) e.rooted = true;
+  }
 }
 
 void ThreadRegistry::purge(JNIEnv* jni, uint64_t taken) {

@@ -63,8 +63,11 @@ class ThreadRegistry {
   void end(JNIEnv* key, uint64_t end);
   // The thread that made the request with this key and ticket, as a global ref owned by the
   // registry (valid until purge() drops it, which never happens before the ticket is taken), or
-  // nullptr.
-  jobject find(JNIEnv* key, uint64_t ticket);
+  // nullptr. ROOTED, when given, receives whether mark_rooted was called for that thread.
+  jobject find(JNIEnv* key, uint64_t ticket, bool* rooted = nullptr);
+  // Records that a trace of that thread reached the bottom frame of a thread started from Java
+  // (see thread_roots.hpp): from then on its traces must reach such a frame.
+  void mark_rooted(JNIEnv* key, uint64_t ticket);
   // Deletes the entries of ended threads whose requests have all been taken (ticket < taken).
   void purge(JNIEnv* jni, uint64_t taken);
   // Registers every live thread through OFFSET. Returns how many were added.
@@ -75,11 +78,11 @@ class ThreadRegistry {
     jobject thread;  // global ref
     uint64_t start;
     uint64_t end;
+    bool rooted;
   };
   std::mutex mutex_;
   bool open_ = false;
   std::unordered_map<JNIEnv*, std::vector<Entry>> entries_;
-  std::vector<jobject> to_delete_;
 };
 
 }  // namespace jvmkit::walk

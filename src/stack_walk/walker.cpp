@@ -415,9 +415,11 @@ void Walker::teardown(bool dead) {
       std::fprintf(stderr, " %d:%lld", -i, static_cast<long long>(rc.first_codes[i].load()));
     }
     std::fprintf(stderr,
-                 "; code map: %zu blobs, %zu nmethods, interpreter %s; frames typed exactly %lld, by fallback %lld\n",
+                 "; code map: %zu blobs, %zu nmethods, interpreter %s; frames typed exactly %lld, by fallback %lld; "
+                 "traces cut short seen by the physical walk %lld, by the bottom frame %lld\n",
                  code_map_.blobs(), code_map_.nmethods(), code_map_.has_interpreter() ? "yes" : "no",
-                 static_cast<long long>(typed_exact_), static_cast<long long>(typed_fallback_));
+                 static_cast<long long>(typed_exact_), static_cast<long long>(typed_fallback_),
+                 static_cast<long long>(cut_seen_by_walk_), static_cast<long long>(cut_seen_by_root_));
   }
   // 3. Release what Enable took. Disposing the environment drops its events and capabilities.
   // (Enabled in the start phase and disabled before the VM had started: there is none yet.)
@@ -506,6 +508,7 @@ void Walker::delivery_loop(JNIEnv* jni) {
     pool.wake().nap(nap_ns, [&] { return pool.backlog_is_urgent() || stop_.load(std::memory_order_seq_cst); });
   }
 
+  thread_roots_.reset(jni);
   {
     std::lock_guard<std::mutex> dl(delivery_mutex_);
     delivery_state_ = DeliveryState::kExited;
@@ -587,14 +590,14 @@ jvmtiError Walker::request_thread(jthread thread, void* ucontext, const jvmtiSta
   return JVMTI_ERROR_NONE;
 }
 
-jobject Walker::resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket) {
-  jobject thread = threads_.find(key, ticket);
+jobject Walker::resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted) {
+  jobject thread = threads_.find(key, ticket, rooted);
   if (thread == nullptr && env_offset_.valid()) {
     uint64_t now = monotonic_ns();
     if (now - last_scan_ns_ >= kRescanIntervalNs) {
       last_scan_ns_ = now;
       threads_.scan(jni, jvmti_, env_offset_, 0);
-      thread = threads_.find(key, ticket);
+      thread = threads_.find(key, ticket, rooted);
     }
   }
   return thread;

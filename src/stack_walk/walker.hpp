@@ -18,6 +18,7 @@
 #include "stack_walk/fallback_frame_types.hpp"
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/thread_registry.hpp"
+#include "stack_walk/thread_roots.hpp"
 
 namespace jvmkit::walk {
 
@@ -65,7 +66,11 @@ class Walker {
   void deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket);
   void deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref);
   void fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason);
-  jobject resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket);
+  // The thread of a captured request; ROOTED (optional) receives its ThreadRegistry "rooted" mark.
+  jobject resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted = nullptr);
+  // Whether a complete-looking trace of a thread that was seen with a root is cut short (see
+  // thread_roots.hpp); marks the thread rooted when this trace ends in a root.
+  bool cut_above_root(JNIEnv* jni, const Request& request, uint64_t ticket, bool rooted);
 
   std::mutex lifecycle_;  // serialises enable/disable
   bool enabled_ = false;
@@ -76,6 +81,7 @@ class Walker {
   ThreadRegistry threads_;
   EnvOffset env_offset_;
   FrameTypes frame_types_;
+  ThreadRoots thread_roots_;  // delivery thread only
   CodeMap code_map_;  // read by the capture side through capture_state().code_map
   uint64_t last_scan_ns_ = 0;
   std::atomic<bool> completer_stop_{false};
@@ -89,6 +95,8 @@ class Walker {
   std::vector<int> type_buffer_;              // delivery thread only
   int64_t typed_exact_ = 0;                   // frames typed from the physical walk (diagnostics)
   int64_t typed_fallback_ = 0;                // ... and by the fallback
+  int64_t cut_seen_by_walk_ = 0;              // traces failed cut_short by the physical walk
+  int64_t cut_seen_by_root_ = 0;              // ... by their bottom frame (diagnostics)
 };
 
 }  // namespace jvmkit::walk

@@ -55,6 +55,22 @@ TEST_F(ThreadRegistryTest, ReusedJNIEnvResolvesEachRequestToTheThreadThatMadeIt)
   EXPECT_EQ(registry_.find(key(0x100), 12), thread(0xB));
 }
 
+TEST_F(ThreadRegistryTest, RootedMarkBelongsToOneThreadNotToItsReusedJNIEnv) {
+  registry_.add(jni(), key(0x100), thread(0xA), 0, true);
+  bool rooted = true;
+  EXPECT_EQ(registry_.find(key(0x100), 3, &rooted), thread(0xA));
+  EXPECT_FALSE(rooted);
+  registry_.mark_rooted(key(0x100), 3);
+  EXPECT_EQ(registry_.find(key(0x100), 4, &rooted), thread(0xA));
+  EXPECT_TRUE(rooted);
+  registry_.end(key(0x100), 10);
+  registry_.add(jni(), key(0x100), thread(0xB), 12, true);  // B gets A's JNIEnv address
+  EXPECT_EQ(registry_.find(key(0x100), 12, &rooted), thread(0xB));
+  EXPECT_FALSE(rooted);
+  EXPECT_EQ(registry_.find(key(0x100), 9, &rooted), thread(0xA));
+  EXPECT_TRUE(rooted);
+}
+
 TEST_F(ThreadRegistryTest, ScanDoesNotOverrideButThreadStartReplaces) {
   registry_.add(jni(), key(0x100), thread(0xA), 0, false);  // from a scan
   registry_.add(jni(), key(0x100), thread(0xC), 0, false);  // a second scan: A stays
