@@ -3,8 +3,8 @@
 // the wake-up when nobody sleeps (the common case under load: no syscall).
 #include <benchmark/benchmark.h>
 
-#include "core/bounded_queue.hpp"
-#include "core/wake_event.hpp"
+#include "concurrent/bounded_queue.hpp"
+#include "concurrent/wake_event.hpp"
 
 namespace {
 

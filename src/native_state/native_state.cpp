@@ -7,7 +7,7 @@
 #include <mutex>
 #include <new>
 
-#include "core/java_thread.hpp"
+#include "hotspot/java_thread.hpp"
 #include "native_state/state_map.hpp"
 
 using jvmkit::native_state::SetResult;

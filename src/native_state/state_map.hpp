@@ -25,9 +25,9 @@
 #include <mutex>
 #include <new>
 
-#include "core/adaptive_mutex.hpp"
-#include "core/concurrent_int_map.hpp"
-#include "core/epoch_domain.hpp"
+#include "concurrent/adaptive_mutex.hpp"
+#include "concurrent/concurrent_int_map.hpp"
+#include "concurrent/epoch_domain.hpp"
 
 namespace jvmkit::native_state {
 

@@ -53,7 +53,7 @@ static_assert(std::atomic<int64_t>::is_always_lock_free, "counters must be lock-
 // call costs ~1 us on a VM like this project's, a few per cent of a whole sample. initial-exec, so
 // that reaching it is one %fs-relative load (the default model's __tls_get_addr may allocate, which
 // a signal handler must not); it takes 4 bytes of the static TLS surplus glibc keeps for dlopen'ed
-// libraries, as src/core/epoch_domain.cpp does. A thread's copy starts at 0 and ends with the
+// libraries, as src/concurrent/epoch_domain.cpp does. A thread's copy starts at 0 and ends with the
 // thread, so a recycled tid is never confused with its previous owner.
 thread_local pid_t t_tid __attribute__((tls_model("initial-exec"))) = 0;
 

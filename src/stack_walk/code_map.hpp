@@ -19,7 +19,7 @@
 #include <mutex>
 #include <vector>
 
-#include "core/snapshot_cell.hpp"
+#include "concurrent/snapshot_cell.hpp"
 
 namespace jvmkit::walk {
 

@@ -144,8 +144,8 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   const bool biased = request.coarse_top;
   cb.beginStackTrace(thread, biased ? JNI_TRUE : JNI_FALSE, request.user_data);
   for (jint i = 0; i < count; i++) {
-    const AsgctFrame& frame = request.frames[i];
-    bool native_marker = frame.lineno == kAsgctNativeBci;
+    const hotspot::AsgctFrame& frame = request.frames[i];
+    bool native_marker = frame.lineno == hotspot::kAsgctNativeBci;
     jvmtiFrameType type = static_cast<jvmtiFrameType>(types[i]);
     if (types[i] == kTypeUnknown) {
       if (frame.method_id != fallback_method || native_marker != fallback_native) {

@@ -7,12 +7,12 @@ namespace {
 constexpr int kMaxInlineDepth = 64;
 }  // namespace
 
-int type_from_physical(const AsgctFrame* frames, int n, const PhysicalFrame* physical, int physical_count,
+int type_from_physical(const hotspot::AsgctFrame* frames, int n, const PhysicalFrame* physical, int physical_count,
                        int* types, int* physical_used) noexcept {
   for (int i = 0; i < n; i++) types[i] = kTypeUnknown;
   int i = 0, p = 0, exact = 0;
   while (i < n) {
-    if (frames[i].lineno == kAsgctNativeBci) {
+    if (frames[i].lineno == hotspot::kAsgctNativeBci) {
       types[i] = JVMTI_FRAME_NATIVE;
       exact++;
       // Its physical frame, when the walk saw it: the native wrapper (an nmethod of the same method)

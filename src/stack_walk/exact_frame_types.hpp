@@ -13,9 +13,10 @@
 // remaining frames are left unknown for the caller's fallback.
 #pragma once
 
+#include <jvmkit/stack_walk.h>
 #include <jvmti.h>
 
-#include "stack_walk/asgct.hpp"
+#include "hotspot/asgct.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
@@ -26,7 +27,7 @@ constexpr int kTypeUnknown = -1;
 // frames got an exact type. *PHYSICAL_USED (if not null) receives how many physical frames the N
 // frames accounted for: fewer than PHYSICAL_COUNT although every frame was typed means the walk saw
 // Java frames below the last one ASGCT reported.
-int type_from_physical(const AsgctFrame* frames, int n, const PhysicalFrame* physical, int physical_count,
+int type_from_physical(const hotspot::AsgctFrame* frames, int n, const PhysicalFrame* physical, int physical_count,
                        int* types, int* physical_used = nullptr) noexcept;
 
 }  // namespace jvmkit::walk

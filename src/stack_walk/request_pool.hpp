@@ -11,15 +11,17 @@
 #pragma once
 
 #include <jni.h>
+#include <jvmkit/stack_walk.h>
 #include <jvmti.h>
 
 #include <cstdint>
 #include <memory>
 
-#include "core/bounded_queue.hpp"
-#include "core/index_stack.hpp"
-#include "core/wake_event.hpp"
-#include "stack_walk/asgct.hpp"
+#include "base/debug_check.hpp"
+#include "concurrent/bounded_queue.hpp"
+#include "concurrent/index_stack.hpp"
+#include "concurrent/wake_event.hpp"
+#include "hotspot/asgct.hpp"
 #include "stack_walk/physical_frame.hpp"
 
 namespace jvmkit::walk {
@@ -44,7 +46,7 @@ struct Request {
   bool coarse_top;     // kCaptured: the interrupted PC is in an nmethod with coarse debug info
   int physical_count;  // kCaptured: physical frames found from the top (frame types)
   PhysicalFrame physical[kMaxPhysicalFrames];
-  AsgctFrame frames[kMaxFrames];
+  hotspot::AsgctFrame frames[kMaxFrames];
 };
 
 class RequestPool {
@@ -63,7 +65,9 @@ class RequestPool {
   void publish(uint32_t index) noexcept {
     // Cannot fail: at most slots() indices exist, ready_ holds that many, and its only consumer
     // (the delivery thread) frees a cell before it can take the next one.
-    ready_.push(index);
+    const bool pushed = ready_.push(index);
+    JVMKIT_DCHECK(pushed);
+    (void)pushed;
     wake_.notify();
     // napping() first: it changes once per nap, while taken() changes with every delivery.
     if (wake_.napping() && backlog_is_urgent()) wake_.urge();
@@ -88,7 +92,7 @@ class RequestPool {
   uint64_t urgent_backlog_;
   std::unique_ptr<Request[]> slots_;
   // A stack, not a ring: releasing a slot must never fail while a preempted handler is still
-  // inside its pop (core/index_stack.hpp), or the slot would be lost and the pool would shrink.
+  // inside its pop (concurrent/index_stack.hpp), or the slot would be lost and the pool would shrink.
   IndexStack free_;
   BoundedQueue<uint32_t> ready_;
   WakeEvent wake_;

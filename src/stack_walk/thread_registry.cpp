@@ -2,7 +2,7 @@
 
 #include <limits>
 
-#include "core/java_thread.hpp"
+#include "hotspot/java_thread.hpp"
 
 namespace jvmkit::walk {
 

@@ -11,10 +11,11 @@
 #include <string>
 #include <thread>
 
-#include "core/java_thread.hpp"
-#include "core/java_vm.hpp"
-#include "core/vm_flags.hpp"
-#include "core/jdk_version.hpp"
+#include "base/clock.hpp"
+#include "hotspot/java_thread.hpp"
+#include "hotspot/java_vm.hpp"
+#include "hotspot/vm_flags.hpp"
+#include "hotspot/jdk_version.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
@@ -33,12 +34,6 @@ constexpr int64_t kQuietNs = 100'000'000;
 // A look-up miss rescans the live threads at most this often (misses are normal for JVM-internal
 // threads that GetAllThreads does not list, e.g. compiler threads).
 constexpr uint64_t kRescanIntervalNs = 20'000'000;
-
-uint64_t monotonic_ns() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 uint64_t published_now() {
   RequestPool* pool = capture_state().pool.load(std::memory_order_acquire);
@@ -95,7 +90,7 @@ jvmtiError Walker::enable(jvmtiEnv* caller_env) {
   if (caller_env->GetPhase(&phase) != JVMTI_ERROR_NONE) return JVMTI_ERROR_INVALID_ENVIRONMENT;
   if (phase == JVMTI_PHASE_DEAD) return JVMTI_ERROR_WRONG_PHASE;
 
-  auto asgct = reinterpret_cast<AsgctFunction>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
+  auto asgct = reinterpret_cast<hotspot::AsgctFunction>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
   if (asgct == nullptr) {
     std::fprintf(stderr, "jvmkit: EnableRequestStackTrace: this JVM has no AsyncGetCallTrace (not HotSpot?)\n");
     return JVMTI_ERROR_NOT_AVAILABLE;
@@ -184,7 +179,7 @@ jvmtiError Walker::create_own_env(JavaVM* vm) {
   return JVMTI_ERROR_NONE;
 }
 
-void Walker::open_requests(JavaVM* vm, AsgctFunction asgct) {
+void Walker::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct) {
   pool_ = std::make_unique<RequestPool>(kPoolSlots);
   threads_.open();
   env_offset_.reset();
@@ -353,7 +348,7 @@ void Walker::learn_thread_layout(JNIEnv* jni) {
 
 bool Walker::learn_thread_key(JNIEnv* jni) {
   // Without the key the handler cannot tell a thread HotSpot is still starting, where JNI's GetEnv
-  // may deadlock (core/java_thread.hpp, Attachment), from an attached one: no sampling then.
+  // may deadlock (hotspot/java_thread.hpp, Attachment), from an attached one: no sampling then.
   std::string why;
   if (hotspot::learn_thread_key(jni, &why)) return true;
   std::fprintf(stderr,
@@ -593,7 +588,7 @@ jvmtiError Walker::request_thread(jthread thread, void* ucontext, const jvmtiSta
 jobject Walker::resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted) {
   jobject thread = threads_.find(key, ticket, rooted);
   if (thread == nullptr && env_offset_.valid()) {
-    uint64_t now = monotonic_ns();
+    const uint64_t now = static_cast<uint64_t>(monotonic_ns());
     if (now - last_scan_ns_ >= kRescanIntervalNs) {
       last_scan_ns_ = now;
       threads_.scan(jni, jvmti_, env_offset_, 0);

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <vector>
 
-#include "stack_walk/asgct.hpp"
+#include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/fallback_frame_types.hpp"
 #include "stack_walk/request_pool.hpp"
@@ -45,7 +45,7 @@ class Walker {
   enum class DeliveryState { kNotStarted, kRunning, kExited };
 
   jvmtiError create_own_env(JavaVM* vm);
-  void open_requests(JavaVM* vm, AsgctFunction asgct);
+  void open_requests(JavaVM* vm, hotspot::AsgctFunction asgct);
   // Enable in the start phase: a native thread finishes it once the VM has started.
   void start_completer(JavaVM* vm);
   void complete_when_started(JavaVM* vm);

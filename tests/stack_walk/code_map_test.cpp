@@ -96,7 +96,7 @@ jmethodID M(uintptr_t v) { return reinterpret_cast<jmethodID>(v); }
 TEST(FrameTyping, MatchesInlinedFramesToTheirPhysicalFrame) {
   // Virtual frames: leaf (inlined into mid), mid (root of an nmethod), caller (interpreted),
   // a native method, then two frames beyond the walk.
-  AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}, {9, M(3)}, {kAsgctNativeBci, M(4)}, {1, M(5)}, {2, M(6)}};
+  hotspot::AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}, {9, M(3)}, {hotspot::kAsgctNativeBci, M(4)}, {1, M(5)}, {2, M(6)}};
   PhysicalFrame physical[] = {{M(2), CodeKind::kNMethod}, {nullptr, CodeKind::kInterpreter}};
   int types[6];
   EXPECT_EQ(type_from_physical(frames, 6, physical, 2, types), 4);
@@ -111,7 +111,7 @@ TEST(FrameTyping, MatchesInlinedFramesToTheirPhysicalFrame) {
 TEST(FrameTyping, NativeMethodAtTheTopOwnsTheFirstInterpreterFrame) {
   // Sampled in native code called from the interpreter: the walk starts at the thread's last Java
   // frame, the native method's own interpreter frame; its caller is interpreted too.
-  AsgctFrame frames[] = {{kAsgctNativeBci, M(4)}, {3, M(5)}, {8, M(6)}};
+  hotspot::AsgctFrame frames[] = {{hotspot::kAsgctNativeBci, M(4)}, {3, M(5)}, {8, M(6)}};
   PhysicalFrame physical[] = {{nullptr, CodeKind::kInterpreter}, {nullptr, CodeKind::kInterpreter},
                               {M(6), CodeKind::kNMethod}};
   int types[3];
@@ -122,7 +122,7 @@ TEST(FrameTyping, NativeMethodAtTheTopOwnsTheFirstInterpreterFrame) {
 }
 
 TEST(FrameTyping, StopsWhereTheWalkAndAsgctDisagree) {
-  AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}};
+  hotspot::AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}};
   PhysicalFrame physical[] = {{M(9), CodeKind::kNMethod}};
   int types[2];
   EXPECT_EQ(type_from_physical(frames, 2, physical, 1, types), 0);

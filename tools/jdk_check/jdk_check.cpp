@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "core/jdk_version.hpp"
+#include "hotspot/jdk_version.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 
 #include <cerrno>
 
-#include "core/java_thread.hpp"
+#include "hotspot/java_thread.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
@@ -78,7 +78,7 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
   }
   jvmtiError result = JVMTI_ERROR_NONE;
   // GetEnv only where HotSpot has attached the thread: on a thread it is still starting, GetEnv's
-  // first thread-local read mallocs (core/java_thread.hpp, Attachment).
+  // first thread-local read mallocs (hotspot/java_thread.hpp, Attachment).
   const hotspot::Attachment attachment = hotspot::current_thread_attachment();
   JNIEnv* jni = attachment == hotspot::Attachment::kAttached ? current_jni(state.vm.load(std::memory_order_acquire))
                                                              : nullptr;
@@ -108,14 +108,14 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
       request->pc = at.pc;
       request->sp = at.sp;
       const CodeMap* code_map = state.code_map.load(std::memory_order_acquire);
-      AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
+      hotspot::AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
       if (code_map != nullptr) {
         request->num_frames =
             capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
                                   stack_top_for(jni, request->sp), request->physical, &request->physical_count,
                                   &request->coarse_top);
       } else {
-        AsgctTrace trace{jni, 0, request->frames};
+        hotspot::AsgctTrace trace{jni, 0, request->frames};
         asgct(&trace, kMaxFrames, ucontext);
         request->num_frames = trace.num_frames;
       }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <jni.h>
+#include <jvmkit/stack_walk.h>
 #include <jvmti.h>
 
 #include <atomic>
@@ -21,7 +22,7 @@ struct CaptureState {
   std::atomic<int> inside{0};     // RequestStackTrace calls currently past the gate
   std::atomic<RequestPool*> pool{nullptr};
   std::atomic<JavaVM*> vm{nullptr};
-  std::atomic<AsgctFunction> asgct{nullptr};
+  std::atomic<hotspot::AsgctFunction> asgct{nullptr};
   std::atomic<const CodeMap*> code_map{nullptr};  // recovery of samples ASGCT cannot place
 };
 

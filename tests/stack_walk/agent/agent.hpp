@@ -73,7 +73,7 @@ int64_t sampler_send_failures();
 // Starts COUNT native threads, one after another, each of which signals itself before touching
 // libjvm; checks that the handler's RequestStackTrace refused every one as unattached. Under the
 // LD_PRELOAD trap this also proves that the refusal allocated nothing: a thread's first read of
-// libjvm's thread-locals mallocs (core/java_thread.hpp, Attachment).
+// libjvm's thread-locals mallocs (hotspot/java_thread.hpp, Attachment).
 bool check_newborn_threads(long count);
 
 // --- the callbacks and what they saw ---

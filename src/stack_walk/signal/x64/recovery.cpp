@@ -6,7 +6,7 @@
 // that is known to be mapped:
 //   - the interrupted thread's stack between its SP and the lower of SP + kMaxStackReach and the
 //     stack's top (HotSpot's JavaThread::_stack_base, read through the layout checked at Enable,
-//     see core/java_thread.hpp). The signal frame was pushed below SP on this same stack, so all
+//     see hotspot/java_thread.hpp). The signal frame was pushed below SP on this same stack, so all
 //     of that range is mapped, whatever garbage a frame-pointer guess reads from it;
 //   - code bytes inside ranges of the code map: the code cache is reserved once and never
 //     unmapped, so even a stale range still reads as memory.
@@ -30,7 +30,7 @@
 #include <cstring>
 #include <optional>
 
-#include "core/java_thread.hpp"
+#include "hotspot/java_thread.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
@@ -147,8 +147,8 @@ bool caller_regs(const StackBounds& b, const Regs& cur, Candidate c, Regs* out) 
   return true;
 }
 
-jint run_asgct(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth) noexcept {
-  AsgctTrace trace{jni, 0, frames};
+jint run_asgct(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext, hotspot::AsgctFrame* frames, jint depth) noexcept {
+  hotspot::AsgctTrace trace{jni, 0, frames};
   asgct(&trace, depth, ucontext);
   return trace.num_frames;
 }
@@ -163,8 +163,8 @@ enum class RetryPc {
 // end of the region they describe), so from a return address it would answer with the code that
 // follows the call: the bci after it, and none of the methods inlined at the call if the call
 // ends their region. From the call instruction's last byte it finds the record of the call itself.
-jint retry_from(AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original, const Regs& caller, RetryPc how,
-                AsgctFrame* frames, jint depth) noexcept {
+jint retry_from(hotspot::AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original, const Regs& caller, RetryPc how,
+                hotspot::AsgctFrame* frames, jint depth) noexcept {
   ucontext_t copy;
   std::memcpy(&copy, original, sizeof(copy));
   set_regs(&copy, Regs{how == RetryPc::kReturnAddress ? caller.pc - 1 : caller.pc, caller.sp, caller.fp});
@@ -305,10 +305,10 @@ namespace {
 // stack may be read. Filled once by capture_with_recovery; the steps below only read it (and
 // write the frames and the physical frames).
 struct Capture {
-  AsgctFunction asgct;
+  hotspot::AsgctFunction asgct;
   JNIEnv* jni;
   const ucontext_t* uc;
-  AsgctFrame* frames;
+  hotspot::AsgctFrame* frames;
   jint depth;
   const CodeSnapshot* code;  // nullptr: no code map yet (ASGCT's answer stands)
   const CodeRange* range;    // the range of the interrupted PC, or nullptr
@@ -364,7 +364,7 @@ void record_physical_frames(const Capture& c) noexcept {
 bool should_recover(const Capture& c, jint result) noexcept {
   if (!recoverable_code(result) || c.code == nullptr) return false;
   // Not walkable outside Java: only ours to fix when the PC is in code we know.
-  if (result == asgct::kNotWalkableNotJava && c.range == nullptr) return false;
+  if (result == hotspot::asgct::kNotWalkableNotJava && c.range == nullptr) return false;
   RecoveryCounters& rc = recovery_counters();
   rc.attempted.fetch_add(1, std::memory_order_relaxed);
   if (!c.stack_known()) {
@@ -489,7 +489,7 @@ jint recover_from_caller(const Capture& c, jint result) noexcept {
 
 }  // namespace
 
-jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
+jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext, hotspot::AsgctFrame* frames, jint depth,
                            const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
                            int* physical_count, bool* coarse_top) noexcept {
   const auto* uc = static_cast<const ucontext_t*>(ucontext);

@@ -6,7 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "stack_walk/asgct.hpp"
+#include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
@@ -17,12 +17,12 @@ struct RecoveryCounters {
   std::atomic<int64_t> attempted{0};
   std::atomic<int64_t> recovered[JVMKIT_RECOVERY_KIND_COUNT]{};
   std::atomic<int64_t> unrecovered[JVMKIT_UNRECOVERED_REASON_COUNT]{};
-  // ASGCT's first answer by code (index -code, 0..-asgct::kLowestCode; the last: anything else),
+  // ASGCT's first answer by code (index -code, 0..-hotspot::asgct::kLowestCode; the last: anything else),
   // for diagnostics (printed at Disable when JVMKIT_WALK_DEBUG is set).
-  static constexpr int kCodeSlots = -asgct::kLowestCode + 2;
+  static constexpr int kCodeSlots = -hotspot::asgct::kLowestCode + 2;
   std::atomic<int64_t> first_codes[kCodeSlots]{};
   void count_first_answer(jint code) noexcept {
-    const int slot = code >= asgct::kLowestCode && code <= 0 ? -code : kCodeSlots - 1;
+    const int slot = code >= hotspot::asgct::kLowestCode && code <= 0 ? -code : kCodeSlots - 1;
     first_codes[slot].fetch_add(1, std::memory_order_relaxed);
   }
   void snapshot(jvmkitRecoveryCounters* out) const noexcept;
@@ -35,7 +35,7 @@ void learn_native_text();
 
 // True for the ASGCT codes a retry from the caller can fix.
 inline bool recoverable_code(jint code) noexcept {
-  return code == asgct::kUnknownJava || code == asgct::kNotWalkableJava || code == asgct::kNotWalkableNotJava;
+  return code == hotspot::asgct::kUnknownJava || code == hotspot::asgct::kNotWalkableJava || code == hotspot::asgct::kNotWalkableNotJava;
 }
 // True for a successful walk, or a failure a retry from another context can fix.
 inline bool recoverable_or_success(jint code) noexcept { return code > 0 || recoverable_code(code); }
@@ -48,7 +48,7 @@ inline bool recoverable_or_success(jint code) noexcept { return code > 0 || reco
 // thread's stack (0: unknown); no stack slot at or above it is read, and with 0 none at all (the
 // physical walk and the recovery are skipped). *COARSE_TOP tells whether the interrupted PC lies in
 // compiled code with debug records at safepoints only (CodeRange::coarse_debug_info).
-jint capture_with_recovery(AsgctFunction asgct, JNIEnv* jni, void* ucontext, AsgctFrame* frames, jint depth,
+jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext, hotspot::AsgctFrame* frames, jint depth,
                            const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
                            int* physical_count, bool* coarse_top) noexcept;
 

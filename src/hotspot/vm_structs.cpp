@@ -1,0 +1,77 @@
+#include "hotspot/vm_structs.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <cstring>
+#include <string>
+
+namespace jvmkit::hotspot {
+
+namespace {
+
+int find_libjvm(struct dl_phdr_info* info, size_t, void* data) {
+  const char* name = info->dlpi_name;
+  if (name == nullptr || std::strstr(name, "/libjvm.so") == nullptr) return 0;
+  *static_cast<std::string*>(data) = name;
+  return 1;
+}
+
+// The exported description of one table: where it is and how its entries are laid out.
+struct Table {
+  const char* entries = nullptr;
+  uint64_t stride = 0, type_name = 0, field_name = 0, is_static = 0, offset = 0;
+};
+
+template <typename T>
+bool read_symbol(void* lib, const char* name, T* out) {
+  void* address = dlsym(lib, name);
+  if (address == nullptr) return false;
+  std::memcpy(out, address, sizeof(T));
+  return true;
+}
+
+std::optional<Table> structs_table() {
+  std::string path;
+  dl_iterate_phdr(find_libjvm, &path);
+  if (path.empty()) return std::nullopt;
+  // RTLD_NOLOAD: only a handle to the libjvm already in the process (a reference we never drop,
+  // as the JVM never unloads it either).
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  if (lib == nullptr) return std::nullopt;
+  Table t;
+  bool ok = read_symbol(lib, "gHotSpotVMStructs", &t.entries) &&
+            read_symbol(lib, "gHotSpotVMStructEntryArrayStride", &t.stride) &&
+            read_symbol(lib, "gHotSpotVMStructEntryTypeNameOffset", &t.type_name) &&
+            read_symbol(lib, "gHotSpotVMStructEntryFieldNameOffset", &t.field_name) &&
+            read_symbol(lib, "gHotSpotVMStructEntryIsStaticOffset", &t.is_static) &&
+            read_symbol(lib, "gHotSpotVMStructEntryOffsetOffset", &t.offset);
+  if (!ok || t.entries == nullptr || t.stride == 0) return std::nullopt;
+  return t;
+}
+
+template <typename T>
+T entry_value(const char* entry, uint64_t offset) {
+  T value;
+  std::memcpy(&value, entry + offset, sizeof(T));
+  return value;
+}
+
+}  // namespace
+
+std::optional<intptr_t> vm_struct_offset(const char* type, const char* field) {
+  std::optional<Table> table = structs_table();
+  if (!table) return std::nullopt;
+  // The table ends with an entry whose type name is NULL.
+  for (const char* e = table->entries;; e += table->stride) {
+    const char* type_name = entry_value<const char*>(e, table->type_name);
+    if (type_name == nullptr) break;
+    const char* field_name = entry_value<const char*>(e, table->field_name);
+    if (field_name == nullptr || std::strcmp(type_name, type) != 0 || std::strcmp(field_name, field) != 0) continue;
+    if (entry_value<int32_t>(e, table->is_static) != 0) return std::nullopt;
+    return static_cast<intptr_t>(entry_value<uint64_t>(e, table->offset));
+  }
+  return std::nullopt;
+}
+
+}  // namespace jvmkit::hotspot
