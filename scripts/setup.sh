@@ -13,6 +13,7 @@ PACKAGES=(
   openjdk-17-jdk-headless
   chromium golang-go  # profiler tests: the HTML flame graph in headless Chromium, pprof with go tool pprof
   golang-google-protobuf-dev  # profiler tests: the pprof output decoded by protobuf-go (strict UTF-8)
+  clang-format python3-clang-14  # house rules: the formatting check and the signal-safety check
 )
 # Packages that must be at the newest version the archive offers, not merely present.
 KEEP_CURRENT=(openjdk-17-jdk-headless)

@@ -2,6 +2,8 @@
 # Installs what is missing, builds, and runs every test: the unit and JVM tests (ctest, on every JDK
 # found), then the unit tests again under AddressSanitizer+UBSan and under ThreadSanitizer, then the
 # README's main job (scripts/demo.sh).
+# The house rules a tool can check run first: the formatting of every C/C++ file (clang-format, the
+# project's .clang-format) and the signal-safety marker check (tools/signal_safety_check.py).
 # Ends with one summary line. Long runs (label "slow") are not part of it: ctest -L slow runs them.
 #
 # Environment: JVMKIT_EXTRA_JDKS=home1:home2 adds JDKs; JVMKIT_SKIP_SANITIZERS=1 skips the
@@ -48,8 +50,25 @@ run_ctest() {
   while read -r t; do failed_names+=("$name: $t"); done < <(sed -n -E 's/^[[:space:]]*[0-9]+ - ([^ ]+) .*/\1/p' "$log")
 }
 
+# One house-rule check: $1 name, then the command. Counts as one passed or failed test.
+house_check() {
+  local name=$1; shift
+  if "$@"; then
+    passed=$((passed + 1)); house_passed=$((house_passed + 1))
+  else
+    failed=$((failed + 1)); failed_names+=("house rules: $name")
+  fi
+  house_total=$((house_total + 1))
+}
+house_passed=0
+house_total=0
+
 echo "== build (RelWithDebInfo): unit tests, JVM tests"
 if build_tree build/test all -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+  echo "== house rules: formatting (clang-format), signal safety (tools/signal_safety_check.py)"
+  house_check formatting scripts/check_format.sh
+  house_check signal-safety tools/signal_safety_check.py build/test
+  parts+=("house-rules $house_passed/$house_total")
   echo "== JDKs"
   cat build/test/jdk-report.txt
   grep -o 'Stack-walk stub shapes: .*' build/test/build.log || true

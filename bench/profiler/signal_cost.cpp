@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/thread_id.hpp"
 #include "profiler/engine.hpp"
 
 namespace {
@@ -99,15 +100,16 @@ class TgkillSampler {
 
 Result run(const char* event, int64_t interval) {
   using namespace jvmkit::prof;
+  using jvmkit::Error;
   std::unique_ptr<Engine> engine;
   std::unique_ptr<TgkillSampler> sampler;
   if (event != nullptr && std::string(event) == "tgkill") {
     clockid_t clock;
     pthread_getcpuclockid(pthread_self(), &clock);
-    sampler = std::make_unique<TgkillSampler>(static_cast<pid_t>(syscall(SYS_gettid)), clock, interval);
+    sampler = std::make_unique<TgkillSampler>(jvmkit::current_tid(), clock, interval);
   } else if (event != nullptr) {
     engine = make_engine(EngineConfig{find_event(event), interval, SIGRTMIN + 6});
-    pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+    pid_t self = jvmkit::current_tid();
     if (Error e = engine->start({self})) {
       std::fprintf(stderr, "%s: %s\n", event, e.message().c_str());
       std::exit(1);

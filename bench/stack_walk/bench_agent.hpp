@@ -16,6 +16,7 @@
 
 #include <jvmkit/stack_walk.h>
 
+#include "base/thread_id.hpp"
 #include "tests/support/signal_handler.hpp"
 
 namespace jvmkit::bench {
@@ -34,13 +35,13 @@ inline void JNICALL on_worker_start(jvmtiEnv* jvmti, JNIEnv*, jthread thread) {
   if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE || info.name == nullptr) return;
   if (std::strncmp(info.name, "worker-", 7) == 0) {
     int i = g_worker_count.fetch_add(1);
-    if (i < kMaxWorkers) g_worker_tids[i].store(static_cast<pid_t>(syscall(SYS_gettid)));
+    if (i < kMaxWorkers) g_worker_tids[i].store(jvmkit::current_tid());
   }
   jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
 }
 
 inline void JNICALL on_worker_end(jvmtiEnv*, JNIEnv*, jthread) {
-  pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+  pid_t self = jvmkit::current_tid();
   for (auto& t : g_worker_tids) {
     pid_t expected = self;
     t.compare_exchange_strong(expected, 0);

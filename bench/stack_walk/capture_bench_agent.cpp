@@ -23,6 +23,7 @@
 
 #include <jvmkit/stack_walk.h>
 
+#include "base/thread_id.hpp"
 #include "bench/stack_walk/bench_agent.hpp"
 #include "bench/stack_walk/walker_thread.hpp"
 #include "tests/support/rate_pacer.hpp"
@@ -101,7 +102,7 @@ void handler(int, siginfo_t*, void* uc) {
   int saved = errno;
   int slot = -1;
   if (g_compare && g_asgct != nullptr) {
-    pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+    pid_t self = jvmkit::current_tid();
     for (int i = 0; i < kMaxWorkers; i++) {
       if (g_worker_tids[i].load(std::memory_order_relaxed) == self) slot = i;
     }

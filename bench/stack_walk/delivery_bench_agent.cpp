@@ -4,7 +4,7 @@
 // A sampler thread sends SIGRTMIN+3 to the "worker-*" threads (jvmkit.test.walk.DepthMain: a
 // fixed stack depth) with rt_tgsigqueueinfo, the worker's index in the signal's value; the handler
 // calls RequestStackTrace with trivial callbacks (they count frames). Class pinning is part of
-// Every delivery: delivery.cpp pins each frame's declaring class before beginStackTrace.
+// Every delivery: deliverer.cpp pins each frame's declaring class before beginStackTrace.
 //
 // Modes (option mode=):
 //   flood  after warm-up, for `seconds`, the sampler keeps `inflight` unhandled signals queued on

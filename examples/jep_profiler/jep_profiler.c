@@ -257,8 +257,8 @@ static void JNICALL on_vm_death(jvmtiEnv* env, JNIEnv* jni) {
   /* Returns once every accepted request has had its outcome (trace or failure). */
   jvmtiError err = api.disable(jvmti);
   printf("jep_profiler: API from %s; DisableRequestStackTrace: JVMTI error %d\n", api.source, (int)err);
-  printf("jep_profiler: signals %ld accepted %ld refused %ld traces %ld unbiased %ld failures %ld\n", signals,
-         accepted, refused, traces, unbiased, failures);
+  printf("jep_profiler: signals %ld accepted %ld refused %ld traces %ld unbiased %ld failures %ld\n", signals, accepted,
+         refused, traces, unbiased, failures);
   /* The jmethodIDs are still valid: the classes of these methods are named only if still loaded. */
   qsort(methods, (size_t)method_count, sizeof(methods[0]), by_samples);
   for (int i = 0; i < method_count && i < top_count; i++) print_method(methods[i].method, methods[i].samples);

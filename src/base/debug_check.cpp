@@ -1,4 +1,5 @@
 #include "base/debug_check.hpp"
+#include "base/signal_safe.hpp"
 
 #include <unistd.h>
 
@@ -10,7 +11,7 @@ namespace jvmkit {
 namespace {
 
 // write(2) until done or failed: the message must get out even from a signal handler.
-void write_all(const char* text) noexcept {
+JVMKIT_SIGNAL_SAFE void write_all(const char* text) noexcept {
   size_t left = std::strlen(text);
   while (left > 0) {
     const ssize_t n = ::write(STDERR_FILENO, text, left);
@@ -21,7 +22,7 @@ void write_all(const char* text) noexcept {
 }
 
 // Decimal digits of a non-negative line number, without printf (not async-signal-safe).
-void write_line_number(int line) noexcept {
+JVMKIT_SIGNAL_SAFE void write_line_number(int line) noexcept {
   char digits[16];
   int n = 0;
   do {
@@ -36,7 +37,7 @@ void write_line_number(int line) noexcept {
 
 }  // namespace
 
-void debug_check_failed(const char* condition, const char* file, int line) noexcept {
+JVMKIT_SIGNAL_SAFE void debug_check_failed(const char* condition, const char* file, int line) noexcept {
   write_all("jvmkit: debug check failed: ");
   write_all(condition);
   write_all(" at ");

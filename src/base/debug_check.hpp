@@ -12,9 +12,11 @@
 // included, from Release builds.
 #pragma once
 
+#include "base/signal_safe.hpp"
+
 namespace jvmkit {
 
-[[noreturn]] void debug_check_failed(const char* condition, const char* file, int line) noexcept;
+[[noreturn]] JVMKIT_SIGNAL_SAFE void debug_check_failed(const char* condition, const char* file, int line) noexcept;
 
 }  // namespace jvmkit
 

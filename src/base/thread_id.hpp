@@ -6,8 +6,10 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "base/signal_safe.hpp"
+
 namespace jvmkit {
 
-inline pid_t current_tid() noexcept { return static_cast<pid_t>(::syscall(SYS_gettid)); }
+JVMKIT_SIGNAL_SAFE inline pid_t current_tid() noexcept { return static_cast<pid_t>(::syscall(SYS_gettid)); }
 
 }  // namespace jvmkit

@@ -17,6 +17,9 @@
 #include <memory>
 #include <type_traits>
 
+#include "base/debug_check.hpp"
+#include "base/signal_safe.hpp"
+
 namespace jvmkit {
 
 template <typename T>
@@ -39,7 +42,7 @@ class BoundedQueue {
 
   // Appends value. Returns false when the queue is full (or the next cell is still being read).
   // On success, *ticket (if not null) receives the push's position in the stream.
-  bool push(T value, uint64_t* ticket = nullptr) noexcept {
+  JVMKIT_SIGNAL_SAFE bool push(T value, uint64_t* ticket = nullptr) noexcept {
     uint64_t pos = tail_.load(std::memory_order_relaxed);
     for (;;) {
       Cell& cell = cells_[pos & mask_];
@@ -47,6 +50,9 @@ class BoundedQueue {
       int64_t diff = static_cast<int64_t>(seq - pos);
       if (diff == 0) {
         if (tail_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+          // The cell was free, so the value POS - capacity() has been popped: at most capacity()
+          // values are in the ring.
+          JVMKIT_DCHECK(pos - head_.load(std::memory_order_relaxed) <= mask_);
           cell.value = value;
           cell.sequence.store(pos + 1, std::memory_order_release);
           if (ticket) *ticket = pos;
@@ -70,6 +76,7 @@ class BoundedQueue {
       int64_t diff = static_cast<int64_t>(seq - (pos + 1));
       if (diff == 0) {
         if (head_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+          JVMKIT_DCHECK(pos < tail_.load(std::memory_order_relaxed));  // only what was pushed is popped
           *value = cell.value;
           cell.sequence.store(pos + mask_ + 1, std::memory_order_release);
           if (ticket) *ticket = pos;
@@ -84,9 +91,9 @@ class BoundedQueue {
   }
 
   // Pushes claimed so far: every push that happens after this call gets a ticket >= the result.
-  uint64_t push_position() const noexcept { return tail_.load(std::memory_order_seq_cst); }
+  JVMKIT_SIGNAL_SAFE uint64_t push_position() const noexcept { return tail_.load(std::memory_order_seq_cst); }
   // Pops claimed so far: every value whose ticket is below the result has been taken.
-  uint64_t pop_position() const noexcept { return head_.load(std::memory_order_seq_cst); }
+  JVMKIT_SIGNAL_SAFE uint64_t pop_position() const noexcept { return head_.load(std::memory_order_seq_cst); }
 
  private:
   struct Cell {

@@ -8,6 +8,8 @@
 
 #include <mutex>
 
+#include "base/debug_check.hpp"
+
 namespace jvmkit {
 
 namespace {
@@ -27,6 +29,7 @@ thread_local ThreadSlot tls_slot __attribute__((tls_model("initial-exec"))) = {n
 
 void release_slot(void* p) {
   auto* s = static_cast<EpochDomain::Slot*>(p);
+  JVMKIT_DCHECK(s->owned.load(std::memory_order_relaxed));  // the exiting thread's own slot
   s->announced.store(0, std::memory_order_release);
   s->owned.store(false, std::memory_order_release);
   tls_slot.slot = nullptr;
@@ -100,6 +103,7 @@ EpochDomain::Guard::Guard() : thread_(&tls_slot) {
   if (t.depth++ != 0) return;
   EpochDomain& d = instance();
   if (t.slot == nullptr) t.slot = d.acquire_slot();
+  JVMKIT_DCHECK(t.slot->owned.load(std::memory_order_relaxed));
   uint64_t e = d.global_.load(std::memory_order_relaxed);
   if (d.asymmetric_) {
     // Release only orders earlier guards' reads before this store (for writers that see it);
@@ -115,6 +119,7 @@ EpochDomain::Guard::Guard() : thread_(&tls_slot) {
 
 EpochDomain::Guard::~Guard() {
   ThreadSlot& t = *static_cast<ThreadSlot*>(thread_);
+  JVMKIT_DCHECK(t.depth > 0 && t.slot != nullptr);  // pairs with a constructor on this thread
   if (--t.depth != 0) return;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   // Release: every read made under the guard happens before a writer that sees 0 reclaims.
@@ -132,6 +137,7 @@ uint64_t EpochDomain::try_advance() {
   // the same follows from the seq_cst order of the unlink, the announcement and the scan.
   heavy_barrier();
   uint64_t e = global_.load(std::memory_order_seq_cst);
+  JVMKIT_DCHECK(e >= 1);  // 0 in a slot means "not reading"
   for (Slot* s = slots_.load(std::memory_order_acquire); s != nullptr; s = s->next) {
     uint64_t a = s->announced.load(std::memory_order_seq_cst);
     if (a != 0 && a != e) return e;  // a reader still in an older epoch

@@ -17,6 +17,9 @@
 #include <cstdint>
 #include <memory>
 
+#include "base/debug_check.hpp"
+#include "base/signal_safe.hpp"
+
 namespace jvmkit {
 
 class IndexStack {
@@ -32,11 +35,12 @@ class IndexStack {
 
   // Takes the most recently pushed index. Returns false when the stack is empty.
   // Memory written by the pusher before push() is visible to the popper after pop().
-  bool pop(uint32_t* index) noexcept {
+  JVMKIT_SIGNAL_SAFE bool pop(uint32_t* index) noexcept {
     uint64_t head = head_.load(std::memory_order_acquire);
     for (;;) {
       uint32_t top = top_of(head);
       if (top == kEmpty) return false;
+      JVMKIT_DCHECK(top < capacity_);
       // May read a successor that is already stale: the version check in the CAS rejects it.
       uint32_t next = next_[top].load(std::memory_order_relaxed);
       if (head_.compare_exchange_weak(head, with_top(head, next), std::memory_order_acquire,
@@ -48,7 +52,8 @@ class IndexStack {
   }
 
   // Gives back index, which the caller owns (it was popped, or never pushed). Never fails.
-  void push(uint32_t index) noexcept {
+  JVMKIT_SIGNAL_SAFE void push(uint32_t index) noexcept {
+    JVMKIT_DCHECK(index < capacity_);  // only the indices 0 .. capacity-1 have a successor slot
     uint64_t head = head_.load(std::memory_order_relaxed);
     for (;;) {
       next_[index].store(top_of(head), std::memory_order_relaxed);
@@ -61,9 +66,9 @@ class IndexStack {
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  static uint32_t top_of(uint64_t head) noexcept { return static_cast<uint32_t>(head); }
+  JVMKIT_SIGNAL_SAFE static uint32_t top_of(uint64_t head) noexcept { return static_cast<uint32_t>(head); }
   // The same head with a new top and the next version.
-  static uint64_t with_top(uint64_t head, uint32_t top) noexcept {
+  JVMKIT_SIGNAL_SAFE static uint64_t with_top(uint64_t head, uint32_t top) noexcept {
     return (((head >> 32) + 1) << 32) | top;
   }
 

@@ -23,6 +23,9 @@
 #include <memory>
 #include <vector>
 
+#include "base/debug_check.hpp"
+#include "base/signal_safe.hpp"
+
 namespace jvmkit {
 
 template <class T>
@@ -39,14 +42,17 @@ class SnapshotCell {
   // A read-side critical section. Async-signal-safe. get() is nullptr before the first publish.
   class Reader {
    public:
-    explicit Reader(const SnapshotCell& cell) noexcept : cell_(cell) {
+    JVMKIT_SIGNAL_SAFE explicit Reader(const SnapshotCell& cell) noexcept : cell_(cell) {
       cell_.readers_.fetch_add(1, std::memory_order_seq_cst);
       snapshot_ = cell_.current_.load(std::memory_order_seq_cst);
     }
-    ~Reader() { cell_.readers_.fetch_sub(1, std::memory_order_release); }
+    JVMKIT_SIGNAL_SAFE ~Reader() {
+      [[maybe_unused]] const long inside = cell_.readers_.fetch_sub(1, std::memory_order_release);
+      JVMKIT_DCHECK(inside > 0);  // the counter counts this reader, so it never goes below 0
+    }
     Reader(const Reader&) = delete;
     Reader& operator=(const Reader&) = delete;
-    const T* get() const noexcept { return snapshot_; }
+    JVMKIT_SIGNAL_SAFE const T* get() const noexcept { return snapshot_; }
 
    private:
     const SnapshotCell& cell_;

@@ -26,6 +26,8 @@
 #include <climits>
 #include <cstdint>
 
+#include "base/signal_safe.hpp"
+
 namespace jvmkit {
 
 class WakeEvent {
@@ -44,7 +46,7 @@ class WakeEvent {
   }
 
   // Async-signal-safe. Wakes the waiter, if any.
-  void notify() noexcept {
+  JVMKIT_SIGNAL_SAFE void notify() noexcept {
     word_.fetch_add(1, std::memory_order_seq_cst);
     if (waiters_.load(std::memory_order_seq_cst) != 0) futex_wake(&word_);
   }
@@ -64,11 +66,11 @@ class WakeEvent {
 
   // Async-signal-safe. Whether a nap is under way (a plain load: producers check it before they
   // compute whether to urge).
-  bool napping() const noexcept { return napping_.load(std::memory_order_seq_cst) != 0; }
+  JVMKIT_SIGNAL_SAFE bool napping() const noexcept { return napping_.load(std::memory_order_seq_cst) != 0; }
 
   // Async-signal-safe. Ends the current nap, if any: one syscall per nap at most, however many
   // producers urge it.
-  void urge() noexcept {
+  JVMKIT_SIGNAL_SAFE void urge() noexcept {
     if (napping_.load(std::memory_order_seq_cst) == 0) return;
     if (napping_.exchange(0, std::memory_order_seq_cst) == 0) return;
     urge_word_.fetch_add(1, std::memory_order_seq_cst);
@@ -82,7 +84,7 @@ class WakeEvent {
     ts.tv_nsec = static_cast<long>(ns % 1000000000);
     return ts;
   }
-  static void futex_wake(std::atomic<uint32_t>* word) noexcept {
+  JVMKIT_SIGNAL_SAFE static void futex_wake(std::atomic<uint32_t>* word) noexcept {
     syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
   }
   uint32_t* futex_word() noexcept { return reinterpret_cast<uint32_t*>(&word_); }

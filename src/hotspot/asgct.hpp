@@ -4,7 +4,6 @@
 
 #include <jni.h>
 
-
 namespace jvmkit::hotspot {
 
 struct AsgctFrame {

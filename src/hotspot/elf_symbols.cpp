@@ -73,7 +73,7 @@ class MappedFile {
   size_t size_ = 0;
 };
 
-bool is_elf64_x86_64(const ElfW(Ehdr)* eh) {
+bool is_elf64_x86_64(const ElfW(Ehdr) * eh) {
   return eh != nullptr && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
          eh->e_shentsize == sizeof(ElfW(Shdr));
 }

@@ -10,9 +10,9 @@
 namespace jvmkit::elf {
 
 struct LoadedObject {
-  std::string path;      // the file the object was loaded from
-  uintptr_t bias = 0;    // its load bias: run-time address = bias + st_value
-  uintptr_t begin = 0;   // lowest and highest address of its PT_LOAD segments
+  std::string path;     // the file the object was loaded from
+  uintptr_t bias = 0;   // its load bias: run-time address = bias + st_value
+  uintptr_t begin = 0;  // lowest and highest address of its PT_LOAD segments
   uintptr_t end = 0;
 
   bool contains(uintptr_t address, size_t size) const noexcept {

@@ -207,7 +207,7 @@ Attachment current_thread_attachment() noexcept {
   // glibc's pthread_getspecific only reads the thread's own key arrays (HotSpot's signal handlers
   // rely on the same).
   return pthread_getspecific(static_cast<pthread_key_t>(key)) != nullptr ? Attachment::kAttached
-                                                                          : Attachment::kDetached;
+                                                                         : Attachment::kDetached;
 }
 
 }  // namespace jvmkit::hotspot

@@ -17,12 +17,14 @@
 #include <optional>
 #include <string>
 
+#include "base/signal_safe.hpp"
+
 namespace jvmkit::hotspot {
 
 // The part of a thread's stack that belongs to it: [lo, hi), hi being the highest address.
 struct StackRange {
   uintptr_t lo = 0, hi = 0;
-  bool contains(uintptr_t address) const noexcept { return address >= lo && address < hi; }
+  JVMKIT_SIGNAL_SAFE bool contains(uintptr_t address) const noexcept { return address >= lo && address < hi; }
 };
 
 // The registers of a thread's last Java frame as HotSpot's frame anchor records them: sp == 0 when
@@ -44,7 +46,7 @@ struct JavaThreadLayout {
   // code, the VM, blocked): where HotSpot itself, and AsyncGetCallTrace, start its Java stack.
   // Only the thread itself writes its anchor, publishing sp last and clearing it first, so a
   // handler on that thread that reads sp != 0 reads the pc and fp that go with it.
-  LastJavaFrame last_java_frame(JNIEnv* env) const noexcept {
+  JVMKIT_SIGNAL_SAFE LastJavaFrame last_java_frame(JNIEnv* env) const noexcept {
     if (anchor_sp < 0) return {};
     const char* thread = reinterpret_cast<const char*>(env) - env_offset;
     LastJavaFrame f;
@@ -57,7 +59,7 @@ struct JavaThreadLayout {
 
   // SIGNAL SAFE. The stack of the thread whose JNIEnv is ENV: two loads from its JavaThread.
   // Only for the current thread (another thread's JavaThread may be freed meanwhile).
-  StackRange stack_of(JNIEnv* env) const noexcept {
+  JVMKIT_SIGNAL_SAFE StackRange stack_of(JNIEnv* env) const noexcept {
     const char* thread = reinterpret_cast<const char*>(env) - env_offset;
     uintptr_t base, size;
     std::memcpy(&base, thread + stack_base, sizeof(base));
@@ -94,7 +96,7 @@ std::optional<intptr_t> current_env_offset(JNIEnv* env);
 const JavaThreadLayout* learn_java_thread_layout(JNIEnv* env, std::string* why = nullptr);
 
 // SIGNAL SAFE. The layout learnt so far, or nullptr.
-const JavaThreadLayout* known_java_thread_layout() noexcept;
+JVMKIT_SIGNAL_SAFE const JavaThreadLayout* known_java_thread_layout() noexcept;
 
 // Whether HotSpot has attached the current thread, answered without a JNI call.
 //
@@ -119,6 +121,6 @@ enum class Attachment {
 bool learn_thread_key(JNIEnv* env, std::string* why = nullptr);
 
 // SIGNAL SAFE. See Attachment.
-Attachment current_thread_attachment() noexcept;
+JVMKIT_SIGNAL_SAFE Attachment current_thread_attachment() noexcept;
 
 }  // namespace jvmkit::hotspot

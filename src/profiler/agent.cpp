@@ -13,11 +13,9 @@
 // the profiler's own jvmtiEnv is used for thread events and for naming methods and threads.
 #include <jvmkit/stack_walk.h>
 #include <jvmti.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -27,14 +25,19 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/clock.hpp"
+#include "base/debug_check.hpp"
+#include "base/thread_id.hpp"
 #include "profiler/engine.hpp"
 #include "profiler/method_resolver.hpp"
 #include "profiler/options.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/report.hpp"
 #include "profiler/signal_sampler.hpp"
+#include "profiler/thread_info.hpp"
 #include "profiler/thread_list.hpp"
 #include "profiler/utf8.hpp"
+#include "profiler/walk_counts.hpp"
 #include "profiler/writers.hpp"
 
 #define JVMKIT_PROF_EXPORT __attribute__((visibility("default")))
@@ -42,18 +45,8 @@
 namespace jvmkit::prof {
 namespace {
 
-pid_t current_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
-
-int64_t now_ns(clockid_t clock) {
-  timespec ts;
-  clock_gettime(clock, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
-
 // The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps.
-bool is_walker_comm(const std::string& comm) {
-  return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15);
-}
+bool is_walker_comm(const std::string& comm) { return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15); }
 
 // Everything one profiling run owns. One instance per process (JVMTI callbacks are plain C
 // functions and reach it through g_profiler).
@@ -77,14 +70,14 @@ class Profiler {
     return Error::ok();
   }
 
-  // VMInit, on the main thread in the live phase, where stack_walk.h wants Enable called.
-  void start() {
+  // VMInit, on the main thread in the live phase, where stack_walk.h wants Enable called. An Error
+  // means the run goes on without profiling.
+  Error start() {
     jvmtiError err = EnableRequestStackTrace(jvmti_);
     if (err != JVMTI_ERROR_NONE) {
-      std::fprintf(stderr, "jvmkit profiler: EnableRequestStackTrace failed (JVMTI error %d): not profiling\n",
-                   static_cast<int>(err));
       engine_->stop();
-      return;
+      return Error("EnableRequestStackTrace failed (JVMTI error " + std::to_string(static_cast<int>(err)) +
+                   "): not profiling");
     }
     enabled_ = true;
     // Threads created during start-up were never reported by ThreadStart: list them again. The
@@ -92,9 +85,10 @@ class Profiler {
     for (pid_t tid : list_process_threads()) {
       if (!is_walker_comm(thread_os_name(tid))) engine_->thread_started(tid);
     }
-    start_wall_ns_ = now_ns(CLOCK_REALTIME);
-    start_mono_ns_ = now_ns(CLOCK_MONOTONIC);
+    start_wall_ns_ = jvmkit::clock_ns(CLOCK_REALTIME);
+    start_mono_ns_ = jvmkit::monotonic_ns();
     set_sampling_active(true);
+    return Error::ok();
   }
 
   void thread_started(pid_t tid) {
@@ -117,58 +111,12 @@ class Profiler {
     if (engine_) engine_->stop();
     if (enabled_) DisableRequestStackTrace(jvmti_);  // every accepted request gets its outcome first
     enabled_ = false;
-    double seconds = start_mono_ns_ > 0 ? static_cast<double>(now_ns(CLOCK_MONOTONIC) - start_mono_ns_) / 1e9 : 0;
+    double seconds = start_mono_ns_ > 0 ? static_cast<double>(jvmkit::monotonic_ns() - start_mono_ns_) / 1e9 : 0;
 
-    ReportInput report;
-    report.engine = engine_ ? engine_->description() : "";
-    report.seconds = seconds;
     std::lock_guard<std::mutex> lock(mutex_);
-    report.counts = counts_;
-    read_signal_counts(&report.counts);
-    jvmkitStackWalkCounters walk{};
-    if (JvmkitGetStackWalkCounters(&walk) == JVMTI_ERROR_NONE) {
-      for (int r = 0; r < JVMKIT_FAILURE_REASON_COUNT; r++) {
-        report.counts.failed_by_reason.emplace_back(JvmkitFailureReasonName(static_cast<jvmkitFailureReason>(r)),
-                                                    walk.failed_by_reason[r]);
-      }
-      for (int r = 0; r < JVMKIT_REJECT_REASON_COUNT; r++) {
-        if (r == JVMKIT_REJECT_UNATTACHED_THREAD) continue;  // reported as "on non-Java threads"
-        report.counts.dropped_by_reason.emplace_back(JvmkitRejectReasonName(static_cast<jvmkitRejectReason>(r)),
-                                                     walk.rejected_by_reason[r]);
-      }
-    }
-    jvmkitRecoveryCounters recovery{};
-    if (JvmkitGetRecoveryCounters(&recovery) == JVMTI_ERROR_NONE) {
-      report.counts.recovery_attempted = recovery.attempted;
-      for (int k = 0; k < JVMKIT_RECOVERY_KIND_COUNT; k++) {
-        report.counts.recovered_by_kind.emplace_back(JvmkitRecoveryKindName(static_cast<jvmkitRecoveryKind>(k)),
-                                                     recovery.recovered_by_kind[k]);
-      }
-      for (int r = 0; r < JVMKIT_UNRECOVERED_REASON_COUNT; r++) {
-        report.counts.unrecovered_by_reason.emplace_back(
-            JvmkitUnrecoveredReasonName(static_cast<jvmkitUnrecoveredReason>(r)), recovery.unrecovered_by_reason[r]);
-      }
-    }
-    report.counts.failed_by_thread = failures_by_thread();
-    report.top = top_methods(profile_, 10);
-    report.total_samples = profile_.total_samples();
-
-    RunInfo info;
-    info.title = "jvmkit profile: " + std::string(options_.event->name);
-    info.event =
-        std::string(options_.event->name) + ", interval " + describe_interval(*options_.event, options_.interval);
-    info.value_type = std::string(options_.event->pprof_type);
-    info.value_unit = std::string(options_.event->pprof_unit);
-    info.interval = options_.interval;
-    info.start_time_ns = start_wall_ns_;
-    info.program = program_name();
-    info.duration_ns = static_cast<int64_t>(seconds * 1e9);
-    if (Error e = write_profile(profile_, options_, info)) {
-      report.output = "ERROR: " + e.message();
-    } else {
-      report.output = "wrote " + std::string(format_name(options_.format)) + " output (" +
-                      std::to_string(profile_.total_samples()) + " samples) to " + options_.file;
-    }
+    ReportInput report = report_input(seconds);
+    Error written = write_profile(profile_, options_, run_info(seconds));
+    report.output = output_outcome(written, options_, profile_.total_samples());
     std::string text = report_text(report);
     std::fputs(text.c_str(), stderr);
     std::fflush(stderr);
@@ -181,31 +129,33 @@ class Profiler {
   static void JNICALL on_end(jthread thread, void* user_data);
   static void JNICALL on_failure(jthread thread, void* user_data);
 
-  // The threads with the most failed samples, named as the OS knows them (JIT compiler threads,
-  // for one, are hidden from JVMTI): says whether failures are lost Java samples or threads that
-  // run no Java code. At most 3, with the rest summed up.
-  std::vector<std::pair<std::string, int64_t>> failures_by_thread() const {
-    std::vector<std::pair<pid_t, int64_t>> sorted(failures_by_tid_.begin(), failures_by_tid_.end());
-    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-    std::vector<std::pair<std::string, int64_t>> out;
-    int64_t rest = 0;
-    for (size_t i = 0; i < sorted.size(); i++) {
-      if (i >= 3) {
-        rest += sorted[i].second;
-        continue;
-      }
-      // The kernel keeps 15 bytes of a thread's name: maybe a character cut in two.
-      std::string name = valid_utf8(thread_os_name(sorted[i].first));
-      if (name.empty()) name = "ended";
-      std::string label = "'";
-      label += name;
-      label += "' (tid ";
-      label += std::to_string(sorted[i].first);
-      label += ")";
-      out.emplace_back(std::move(label), sorted[i].second);
-    }
-    if (rest > 0) out.emplace_back("other threads", rest);
-    return out;
+  // The report's counts and top methods (mutex_ held; the output line is added by the caller).
+  ReportInput report_input(double seconds) const {
+    ReportInput report;
+    report.engine = engine_ ? engine_->description() : "";
+    report.seconds = seconds;
+    report.counts = counts_;
+    read_signal_counts(&report.counts);
+    add_stack_walk_counts(&report.counts);
+    report.counts.failed_by_thread = failures_by_thread(failures_by_tid_);
+    report.top = top_methods(profile_, 10);
+    report.total_samples = profile_.total_samples();
+    return report;
+  }
+
+  // What the writers say about the run besides the samples.
+  RunInfo run_info(double seconds) const {
+    RunInfo info;
+    info.title = "jvmkit profile: " + std::string(options_.event->name);
+    info.event =
+        std::string(options_.event->name) + ", interval " + describe_interval(*options_.event, options_.interval);
+    info.value_type = std::string(options_.event->pprof_type);
+    info.value_unit = std::string(options_.event->pprof_unit);
+    info.interval = options_.interval;
+    info.start_time_ns = start_wall_ns_;
+    info.program = program_name();
+    info.duration_ns = static_cast<int64_t>(seconds * 1e9);
+    return info;
   }
 
   // What the JVM runs, for pprof's Mapping: the main class, or the jar's file name
@@ -222,19 +172,21 @@ class Profiler {
     return first.empty() ? "java" : first;
   }
 
+  // The calling thread's JNIEnv, or null.
+  JNIEnv* current_jni() const {
+    JNIEnv* jni = nullptr;
+    if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) return nullptr;
+    return jni;
+  }
+
+  // The synthetic root frame of thread TID ("threads" option): "[name tid=N]", made once per tid.
   uint32_t thread_root(jthread thread, pid_t tid) {
     auto it = thread_roots_.find(tid);
     if (it != thread_roots_.end()) return it->second;
     std::string name = "?";
-    jvmtiThreadInfo info{};
-    if (thread != nullptr && jvmti_->GetThreadInfo(thread, &info) == JVMTI_ERROR_NONE) {
-      if (info.name != nullptr) name = utf8_from_modified(info.name);
-      jvmti_->Deallocate(reinterpret_cast<unsigned char*>(info.name));
-      JNIEnv* jni = nullptr;
-      if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) == JNI_OK) {
-        if (info.thread_group != nullptr) jni->DeleteLocalRef(info.thread_group);
-        if (info.context_class_loader != nullptr) jni->DeleteLocalRef(info.context_class_loader);
-      }
+    if (thread != nullptr) {
+      ThreadInfo info(jvmti_, current_jni(), thread);
+      if (info.name() != nullptr) name = utf8_from_modified(info.name());
     }
     uint32_t id = profile_.add_method("[" + name + " tid=" + std::to_string(tid) + "]", "");
     thread_roots_[tid] = id;
@@ -260,6 +212,24 @@ class Profiler {
   std::unordered_map<pid_t, int64_t> failures_by_tid_;
   std::unordered_set<pid_t> delivered_tids_;  // wall only: threads with at least one trace
 
+  // The lock a delivered trace holds from on_begin to on_end. The library delivers a trace as
+  // beginStackTrace, its frames, endStackTrace, one trace at a time on its delivery thread, and
+  // the trace must reach the profile as a unit: finish() could otherwise write the profile, or
+  // on_failure touch the counts, halfway through a trace. So the lock spans two callbacks, which
+  // no scoped guard can express; these two take and release it, and trace_locked_ (only touched
+  // with mutex_ held) checks that every begin is paired with an end.
+  void lock_for_trace() {
+    mutex_.lock();
+    JVMKIT_DCHECK(!trace_locked_);
+    trace_locked_ = true;
+  }
+  void unlock_after_trace() {
+    JVMKIT_DCHECK(trace_locked_);
+    trace_locked_ = false;
+    mutex_.unlock();
+  }
+  bool trace_locked_ = false;
+
   // Threads whose samples failed kFailuresWithoutJava times without a single delivered trace
   // (JVM service threads: Signal Dispatcher, Service Thread...). Own lock: read by the wall
   // sampler thread at every tick.
@@ -277,12 +247,13 @@ Profiler* g_profiler = nullptr;
 
 void JNICALL Profiler::on_begin(jthread, jboolean, void*) {
   Profiler* p = g_profiler;
-  p->mutex_.lock();  // held until on_end: one trace is delivered as a unit
+  p->lock_for_trace();  // released in on_end
   p->trace_.clear();
 }
 
 jint JNICALL Profiler::on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void*) {
   Profiler* p = g_profiler;
+  JVMKIT_DCHECK(p->trace_locked_);  // between on_begin and on_end
   Frame f;
   p->resolver_.resolve(method, location, &f.method, &f.line);
   switch (type) {
@@ -304,29 +275,28 @@ jint JNICALL Profiler::on_frame(jvmtiFrameType type, jmethodID method, jlocation
 
 void JNICALL Profiler::on_end(jthread thread, void* user_data) {
   Profiler* p = g_profiler;
+  const pid_t tid = tid_from_user_data(user_data);
   p->counts_.delivered++;
-  if (p->options_.event->engine == EngineKind::kWall) {
-    p->delivered_tids_.insert(static_cast<pid_t>(reinterpret_cast<intptr_t>(user_data)));
-  }
+  if (p->options_.event->engine == EngineKind::kWall) p->delivered_tids_.insert(tid);
   if (p->trace_.empty()) {
     p->counts_.empty++;
   } else {
     if (p->options_.threads) {
       Frame root;
-      root.method = p->thread_root(thread, static_cast<pid_t>(reinterpret_cast<intptr_t>(user_data)));
+      root.method = p->thread_root(thread, tid);
       root.type = FrameType::kThread;
       p->trace_.push_back(root);
     }
     p->profile_.add_sample(p->trace_);
   }
-  p->mutex_.unlock();
+  p->unlock_after_trace();
 }
 
 void JNICALL Profiler::on_failure(jthread, void* user_data) {
   Profiler* p = g_profiler;
   std::lock_guard<std::mutex> lock(p->mutex_);
   p->counts_.failed++;
-  pid_t tid = static_cast<pid_t>(reinterpret_cast<intptr_t>(user_data));
+  pid_t tid = tid_from_user_data(user_data);
   int64_t failures = ++p->failures_by_tid_[tid];
   if (failures >= kFailuresWithoutJava && p->delivered_tids_.count(tid) == 0) {
     std::lock_guard<std::mutex> skip_lock(p->skip_mutex_);
@@ -336,7 +306,10 @@ void JNICALL Profiler::on_failure(jthread, void* user_data) {
 
 // --- JVMTI events of the profiler's own environment ---
 void JNICALL on_vm_init(jvmtiEnv*, JNIEnv*, jthread) {
-  if (g_profiler) g_profiler->start();
+  if (g_profiler == nullptr) return;
+  if (Error e = g_profiler->start()) {
+    std::fprintf(stderr, "jvmkit profiler: %s\n", e.message().c_str());
+  }
 }
 void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
   if (g_profiler) g_profiler->finish();
@@ -344,20 +317,15 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
 // The stack-walk library's delivery thread (named in stack_walk.h) runs the callbacks and no Java
 // code: sampling it would only cost time and add failures.
 bool is_stack_walker_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
-  jvmtiThreadInfo info{};
-  if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return false;
-  bool walker = info.name != nullptr && std::strcmp(info.name, JVMKIT_WALK_THREAD_NAME) == 0;
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
-  if (info.thread_group != nullptr) jni->DeleteLocalRef(info.thread_group);
-  if (info.context_class_loader != nullptr) jni->DeleteLocalRef(info.context_class_loader);
-  return walker;
+  ThreadInfo info(jvmti, jni, thread);
+  return info.name() != nullptr && std::strcmp(info.name(), JVMKIT_WALK_THREAD_NAME) == 0;
 }
 
 void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
-  if (g_profiler && !is_stack_walker_thread(jvmti, jni, thread)) g_profiler->thread_started(current_tid());
+  if (g_profiler && !is_stack_walker_thread(jvmti, jni, thread)) g_profiler->thread_started(jvmkit::current_tid());
 }
 void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) {
-  if (g_profiler) g_profiler->thread_ended(current_tid());
+  if (g_profiler) g_profiler->thread_ended(jvmkit::current_tid());
 }
 
 jint fail(const std::string& message) {

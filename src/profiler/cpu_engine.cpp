@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 
+#include "base/thread_id.hpp"
 #include "profiler/engine.hpp"
 #include "profiler/per_thread_engine.hpp"
 #include "profiler/perf_events.hpp"
@@ -50,7 +51,7 @@ class CpuEngine final : public PerThreadEngine {
     int err = 0;
     int fd =
         open_thread_perf_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, static_cast<uint64_t>(config_.interval),
-                               static_cast<pid_t>(gettid()), config_.signal, &err);
+                               jvmkit::current_tid(), config_.signal, &err);
     if (fd >= 0) {
       close(fd);
       use_perf_ = true;

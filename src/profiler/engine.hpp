@@ -5,8 +5,7 @@
 // driven from JVMTI callbacks and the agent's start/stop: thread_started/thread_ended may run
 // concurrently with each other and with stop(), so engines synchronise internally. None of their
 // code runs in signal context.
-#ifndef JVMKIT_PROFILER_ENGINE_HPP
-#define JVMKIT_PROFILER_ENGINE_HPP
+#pragma once
 
 #include <sys/types.h>
 
@@ -16,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/error.hpp"
+#include "base/error.hpp"
 #include "profiler/event_spec.hpp"
 
 namespace jvmkit::prof {
@@ -63,5 +62,3 @@ std::unique_ptr<Engine> make_engine(const EngineConfig& config);
 std::string describe_interval(const EventSpec& event, int64_t interval);
 
 }  // namespace jvmkit::prof
-
-#endif

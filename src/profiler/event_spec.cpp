@@ -2,6 +2,8 @@
 
 #include <linux/perf_event.h>
 
+#include <string>
+
 namespace jvmkit::prof {
 namespace {
 
@@ -33,6 +35,8 @@ constexpr EventSpec kEvents[] = {
 
 }  // namespace
 
+std::span<const EventSpec> all_events() { return kEvents; }
+
 const EventSpec* find_event(std::string_view name) {
   for (const EventSpec& e : kEvents) {
     if (e.name == name) return &e;
@@ -40,9 +44,17 @@ const EventSpec* find_event(std::string_view name) {
   return nullptr;
 }
 
-const char* event_names() {
-  return "cpu, wall, itimer, cpu-clock, task-clock, page-faults, context-switches, cycles, instructions, "
-         "cache-misses, branch-misses";
+const std::string& event_names() {
+  // Built from kEvents, so the list in messages can never miss a row.
+  static const std::string names = [] {
+    std::string out;
+    for (const EventSpec& e : kEvents) {
+      if (!out.empty()) out += ", ";
+      out += e.name;
+    }
+    return out;
+  }();
+  return names;
 }
 
 }  // namespace jvmkit::prof

@@ -1,11 +1,13 @@
 // The events the profiler can sample on, by the name the user gives in `event=NAME`.
 // One row per event: how it is sampled (which engine), whether its interval is a time or a count,
-// its default interval, and how pprof names its values. Adding an event is adding a row here (and,
-// for a new kind of source, an engine file).
-#ifndef JVMKIT_PROFILER_EVENT_SPEC_HPP
-#define JVMKIT_PROFILER_EVENT_SPEC_HPP
+// its default interval, and how pprof names its values. Adding an event is adding a row to kEvents
+// in event_spec.cpp (and, for a new kind of source, an engine file); docs/profiler.md's event table
+// and the launcher's usage must name it too, which a unit test (catalogue_test.cpp) checks.
+#pragma once
 
 #include <cstdint>
+#include <span>
+#include <string>
 #include <string_view>
 
 namespace jvmkit::prof {
@@ -28,12 +30,13 @@ struct EventSpec {
   std::string_view pprof_unit;  // its unit, e.g. "nanoseconds" or "count"
 };
 
+// Every event, in the order messages list them.
+std::span<const EventSpec> all_events();
+
 // The event called NAME, or nullptr when there is none.
 const EventSpec* find_event(std::string_view name);
 
-// "cpu, wall, itimer, cpu-clock, ...": every event name, for messages and --help.
-const char* event_names();
+// "cpu, wall, itimer, cpu-clock, ...": every event name in table order, for messages.
+const std::string& event_names();
 
 }  // namespace jvmkit::prof
-
-#endif

@@ -6,8 +6,7 @@
 // Cache caveat: a jmethodID is used as the key. HotSpot does not hand out a jmethodID of an
 // unloaded class to another method on JDK 25 (ids are never reused); on JDK 17/21 a slot can be
 // reused only after its method was freed by class redefinition, which profiled programs rarely do.
-#ifndef JVMKIT_PROFILER_METHOD_RESOLVER_HPP
-#define JVMKIT_PROFILER_METHOD_RESOLVER_HPP
+#pragma once
 
 #include <jvmti.h>
 
@@ -48,5 +47,3 @@ class MethodResolver {
 };
 
 }  // namespace jvmkit::prof
-
-#endif

@@ -112,99 +112,156 @@ const char* format_name(OutputFormat f) {
   return "?";
 }
 
-Error parse_options(const char* text, int pid, Options* out) {
-  *out = Options();
+// What parse_options has seen so far: the options, and what must wait until the whole list is
+// read (the interval's meaning depends on the event; file and signal defaults on format and event).
+struct OptionParse {
+  Options* out = nullptr;
   std::string_view interval_text;
   bool interval_given = false;
   bool format_given = false;
   bool signal_given = false;
+};
+
+namespace {
+
+// The option handlers. Each gets the value (non-empty when the option takes one) and returns only
+// what is wrong with it; parse_options puts the option in front.
+Error set_event(std::string_view value, OptionParse& p) {
+  p.out->event = find_event(value);
+  if (p.out->event == nullptr) return Error("unknown event (known: " + event_names() + ")");
+  return Error::ok();
+}
+
+Error set_interval(std::string_view value, OptionParse& p) {
+  p.interval_text = value;
+  p.interval_given = true;
+  return Error::ok();
+}
+
+Error set_file(std::string_view value, OptionParse& p) {
+  p.out->file = std::string(value);
+  return Error::ok();
+}
+
+Error set_format(std::string_view value, OptionParse& p) {
+  if (value == "collapsed") {
+    p.out->format = OutputFormat::kCollapsed;
+  } else if (value == "html") {
+    p.out->format = OutputFormat::kHtml;
+  } else if (value == "pprof") {
+    p.out->format = OutputFormat::kPprof;
+  } else {
+    return Error("unknown format (use collapsed, html or pprof)");
+  }
+  p.format_given = true;
+  return Error::ok();
+}
+
+Error set_threads(std::string_view /*value*/, OptionParse& p) {
+  p.out->threads = true;
+  return Error::ok();
+}
+
+Error set_annotate(std::string_view /*value*/, OptionParse& p) {
+  p.out->annotate = true;
+  return Error::ok();
+}
+
+Error set_signal(std::string_view value, OptionParse& p) {
+  int64_t sig = 0;
+  if (!parse_int64(value, &sig) || sig > 1024) return Error("not a signal number");
+  if (!is_sampling_signal_allowed(static_cast<int>(sig))) {
+    return Error("signal not usable for sampling: the JVM uses it or it cannot be caught (use " +
+                 std::to_string(SIGPROF) + " (SIGPROF), or a real-time signal " + std::to_string(SIGRTMIN) + ".." +
+                 std::to_string(SIGRTMAX) + ")");
+  }
+  p.out->signal = static_cast<int>(sig);
+  p.signal_given = true;
+  return Error::ok();
+}
+
+// The option catalogue: the one list of agent options. The parser, its "known: ..." message and the
+// unit test that holds docs/profiler.md and the launcher's usage to it all read this table.
+constexpr OptionSpec kOptions[] = {
+    {"event", "NAME", "-e, --event", set_event},   {"interval", "N", "-i, --interval", set_interval},
+    {"file", "PATH", "-o, --output", set_file},    {"format", "F", "-f, --format", set_format},
+    {"threads", "", "-t, --threads", set_threads}, {"ann", "", "-a, --annotate", set_annotate},
+    {"signal", "N", "-s, --signal", set_signal},
+};
+
+const OptionSpec* find_option(std::string_view key) {
+  for (const OptionSpec& o : kOptions) {
+    if (o.key == key) return &o;
+  }
+  return nullptr;
+}
+
+// One item of the list, "key" or "key=value", applied to P.
+Error apply_option(std::string_view item, OptionParse& p) {
+  size_t eq = item.find('=');
+  bool has_value = eq != std::string_view::npos;
+  std::string_view key = item.substr(0, eq);
+  std::string_view value = has_value ? item.substr(eq + 1) : std::string_view();
+  const OptionSpec* spec = find_option(key);
+  if (spec == nullptr) return option_error(key, value, has_value, "unknown option (known: " + option_names() + ")");
+  if (spec->takes_value() && (!has_value || value.empty())) return option_error(key, value, has_value, "needs a value");
+  if (!spec->takes_value() && has_value) return option_error(key, value, has_value, "takes no value");
+  if (Error e = spec->apply(value, p)) return option_error(key, value, has_value, e.message());
+  return Error::ok();
+}
+
+// The interval, once the event is known: a duration for time events, a count otherwise.
+Error parse_interval(std::string_view text, const EventSpec& event, int64_t* interval) {
+  int64_t value = 0;
+  if (event.time_based) {
+    if (Error e = parse_duration(text, &value)) return option_error("interval", text, true, e.message());
+    if (value < kMinTimeIntervalNs) return option_error("interval", text, true, "too small (the minimum is 10us)");
+  } else {
+    if (!parse_int64(text, &value)) {
+      return option_error("interval", text, true,
+                          "event " + std::string(event.name) + " counts events: give a plain count, no unit");
+    }
+    if (value < 1) return option_error("interval", text, true, "must be at least 1");
+  }
+  *interval = value;
+  return Error::ok();
+}
+
+}  // namespace
+
+std::span<const OptionSpec> option_specs() { return kOptions; }
+
+const std::string& option_names() {
+  static const std::string names = [] {
+    std::string out;
+    for (const OptionSpec& o : kOptions) {
+      if (!out.empty()) out += ", ";
+      out += o.key;
+    }
+    return out;
+  }();
+  return names;
+}
+
+Error parse_options(const char* text, int pid, Options* out) {
+  *out = Options();
+  OptionParse p;
+  p.out = out;
   std::string_view all = text != nullptr ? std::string_view(text) : std::string_view();
   if (!all.empty()) {
     for (std::string_view item : split(all, ',')) {
       if (item.empty()) return Error("empty option in '" + std::string(all) + "' (two commas, or a trailing comma)");
-      size_t eq = item.find('=');
-      bool has_value = eq != std::string_view::npos;
-      std::string_view key = item.substr(0, eq);
-      std::string_view value = has_value ? item.substr(eq + 1) : std::string_view();
-      auto need_value = [&]() -> Error {
-        if (!has_value || value.empty()) return option_error(key, value, has_value, "needs a value");
-        return Error::ok();
-      };
-      auto no_value = [&]() -> Error {
-        if (has_value) return option_error(key, value, has_value, "takes no value");
-        return Error::ok();
-      };
-      if (key == "event") {
-        if (Error e = need_value()) return e;
-        out->event = find_event(value);
-        if (out->event == nullptr) {
-          return option_error(key, value, true, std::string("unknown event (known: ") + event_names() + ")");
-        }
-      } else if (key == "interval") {
-        if (Error e = need_value()) return e;
-        interval_text = value;
-        interval_given = true;
-      } else if (key == "file") {
-        if (Error e = need_value()) return e;
-        out->file = std::string(value);
-      } else if (key == "format") {
-        if (Error e = need_value()) return e;
-        if (value == "collapsed") {
-          out->format = OutputFormat::kCollapsed;
-        } else if (value == "html") {
-          out->format = OutputFormat::kHtml;
-        } else if (value == "pprof") {
-          out->format = OutputFormat::kPprof;
-        } else {
-          return option_error(key, value, true, "unknown format (use collapsed, html or pprof)");
-        }
-        format_given = true;
-      } else if (key == "threads") {
-        if (Error e = no_value()) return e;
-        out->threads = true;
-      } else if (key == "ann") {
-        if (Error e = no_value()) return e;
-        out->annotate = true;
-      } else if (key == "signal") {
-        if (Error e = need_value()) return e;
-        int64_t sig = 0;
-        if (!parse_int64(value, &sig) || sig > 1024) return option_error(key, value, true, "not a signal number");
-        if (!is_sampling_signal_allowed(static_cast<int>(sig))) {
-          return option_error(key, value, true,
-                              "signal not usable for sampling: the JVM uses it or it cannot be caught (use " +
-                                  std::to_string(SIGPROF) + " (SIGPROF), or a real-time signal " +
-                                  std::to_string(SIGRTMIN) + ".." + std::to_string(SIGRTMAX) + ")");
-        }
-        out->signal = static_cast<int>(sig);
-        signal_given = true;
-      } else {
-        return option_error(key, value, has_value,
-                            "unknown option (known: event, interval, file, format, threads, ann, signal)");
-      }
+      if (Error e = apply_option(item, p)) return e;
     }
   }
   if (out->event == nullptr) out->event = find_event("cpu");
   out->interval = out->event->default_interval;
-  if (interval_given) {
-    int64_t value = 0;
-    if (out->event->time_based) {
-      if (Error e = parse_duration(interval_text, &value))
-        return option_error("interval", interval_text, true, e.message());
-      if (value < kMinTimeIntervalNs) {
-        return option_error("interval", interval_text, true, "too small (the minimum is 10us)");
-      }
-    } else {
-      if (!parse_int64(interval_text, &value)) {
-        return option_error("interval", interval_text, true,
-                            "event " + std::string(out->event->name) + " counts events: give a plain count, no unit");
-      }
-      if (value < 1) return option_error("interval", interval_text, true, "must be at least 1");
-    }
-    out->interval = value;
+  if (p.interval_given) {
+    if (Error e = parse_interval(p.interval_text, *out->event, &out->interval)) return e;
   }
-  if (!format_given && !out->file.empty()) out->format = format_from_file(out->file);
+  if (!p.format_given && !out->file.empty()) out->format = format_from_file(out->file);
   if (out->file.empty()) out->file = "jvmkit-profile-" + std::to_string(pid) + extension_for(out->format);
-  if (!signal_given) out->signal = out->event->engine == EngineKind::kItimer ? SIGPROF : default_signal();
+  if (!p.signal_given) out->signal = out->event->engine == EngineKind::kItimer ? SIGPROF : default_signal();
   return Error::ok();
 }
 

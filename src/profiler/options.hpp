@@ -1,24 +1,17 @@
-// The agent's options: -agentpath:libjvmkit_prof.so=key=value,key=value,...
+// The agent's options: -agentpath:libjvmkit_prof.so=key=value,key,...
 //
-//   event=NAME       cpu (default), wall, itimer, or a perf event (see event_spec.hpp)
-//   interval=N[unit] sampling interval: ns/us/ms/s for time events (a bare number is ns), a plain
-//                    count for count events (cycles, page-faults, ...); default per event
-//   file=PATH        output file (default jvmkit-profile-<pid>.<format's extension>)
-//   format=F         collapsed, html or pprof (default: from file's extension, else html)
-//   threads          split stacks by thread (a root frame per thread)
-//   ann              annotate frame types in collapsed output (_[j] _[i] _[0] _[n])
-//   signal=N         the signal to sample with (default: a real-time signal, SIGRTMIN+6;
-//                    itimer: SIGPROF)
-// Every option is documented in docs/profiler.md. A malformed list gives an Error whose message
-// names the option and what is wrong with it.
-#ifndef JVMKIT_PROFILER_OPTIONS_HPP
-#define JVMKIT_PROFILER_OPTIONS_HPP
+// The options are the rows of the catalogue in options.cpp (option_specs()): the parser and its
+// messages read it, docs/profiler.md ("Agent options") documents every row, and the launcher's
+// usage names the flag that sets each one; a unit test holds the docs and the usage to the table.
+// A malformed list gives an Error whose message names the option and what is wrong with it.
+#pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
-#include "profiler/error.hpp"
+#include "base/error.hpp"
 #include "profiler/event_spec.hpp"
 
 namespace jvmkit::prof {
@@ -34,6 +27,25 @@ struct Options {
   bool annotate = false;
   int signal = 0;  // never 0 after a successful parse
 };
+
+// What parse_options keeps while it reads the list (defined in options.cpp).
+struct OptionParse;
+
+// One agent option.
+struct OptionSpec {
+  std::string_view key;             // "event" in event=cpu
+  std::string_view value_name;      // "NAME" in event=NAME as the docs write it; "" for a flag
+  std::string_view launcher_flags;  // "-e, --event": the launcher's flags that set it, as its usage lists them
+  Error (*apply)(std::string_view value, OptionParse& parse);  // the value is non-empty when one is taken
+
+  bool takes_value() const { return !value_name.empty(); }
+};
+
+// Every option, in the order messages list them.
+std::span<const OptionSpec> option_specs();
+
+// "event, interval, file, ...": every option key, for messages.
+const std::string& option_names();
 
 // Parses TEXT (may be null or empty: all defaults). PID names the default output file.
 // On failure OUT is unspecified and the Error's message names the option at fault, e.g.
@@ -54,5 +66,3 @@ const char* format_name(OutputFormat f);
 int default_signal();
 
 }  // namespace jvmkit::prof
-
-#endif

@@ -1,8 +1,7 @@
 // PerThreadEngine: the shared bookkeeping of engines that arm one timer or perf event per thread
 // (cpu, perf events): a map tid -> handle under a mutex, armed for the threads alive at start and
 // for every thread that starts later, disarmed when a thread ends and at stop.
-#ifndef JVMKIT_PROFILER_PER_THREAD_ENGINE_HPP
-#define JVMKIT_PROFILER_PER_THREAD_ENGINE_HPP
+#pragma once
 
 #include <atomic>
 #include <mutex>
@@ -36,5 +35,3 @@ class PerThreadEngine : public Engine {
 };
 
 }  // namespace jvmkit::prof
-
-#endif

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/thread_id.hpp"
 #include "profiler/engine.hpp"
 #include "profiler/per_thread_engine.hpp"
 #include "profiler/perf_events.hpp"
@@ -28,9 +29,9 @@ class PerfEngine final : public PerThreadEngine {
  protected:
   Error prepare(const std::vector<pid_t>& /*threads*/) override {
     int err = 0;
-    int fd = open_thread_perf_event(config_.event->perf_type, config_.event->perf_config,
-                                    static_cast<uint64_t>(config_.interval), static_cast<pid_t>(gettid()),
-                                    config_.signal, &err);
+    int fd =
+        open_thread_perf_event(config_.event->perf_type, config_.event->perf_config,
+                               static_cast<uint64_t>(config_.interval), jvmkit::current_tid(), config_.signal, &err);
     if (fd < 0) {
       return Error("event=" + std::string(config_.event->name) + ": cannot open the perf event: " + strerror(err) +
                    ": " + perf_error_hint(config_.event->perf_type, err));

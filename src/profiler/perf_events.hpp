@@ -1,6 +1,5 @@
 // Per-thread perf events that deliver a signal to their thread on every counter overflow.
-#ifndef JVMKIT_PROFILER_PERF_EVENTS_LINUX_HPP
-#define JVMKIT_PROFILER_PERF_EVENTS_LINUX_HPP
+#pragma once
 
 #include <sys/types.h>
 
@@ -18,5 +17,3 @@ int open_thread_perf_event(uint32_t type, uint64_t config, uint64_t period, pid_
 const char* perf_error_hint(uint32_t type, int err);
 
 }  // namespace jvmkit::prof
-
-#endif

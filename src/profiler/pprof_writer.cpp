@@ -14,8 +14,8 @@ namespace {
 
 // profile.proto field numbers.
 namespace pf {
-constexpr uint32_t kSampleType = 1, kSample = 2, kMapping = 3, kLocation = 4, kFunction = 5, kStringTable = 6, kTimeNanos = 9,
-                   kDurationNanos = 10, kPeriodType = 11, kPeriod = 12, kDefaultSampleType = 14;
+constexpr uint32_t kSampleType = 1, kSample = 2, kMapping = 3, kLocation = 4, kFunction = 5, kStringTable = 6,
+                   kTimeNanos = 9, kDurationNanos = 10, kPeriodType = 11, kPeriod = 12, kDefaultSampleType = 14;
 }
 namespace vt {  // ValueType
 constexpr uint32_t kType = 1, kUnit = 2;

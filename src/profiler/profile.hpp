@@ -6,8 +6,7 @@
 // Different jmethodIDs with the same name (a class loaded twice) get separate method entries; the
 // writers merge by name. Not thread-safe: it is only touched by the stack-walk delivery thread
 // while sampling, and by the writer after sampling stopped.
-#ifndef JVMKIT_PROFILER_PROFILE_HPP
-#define JVMKIT_PROFILER_PROFILE_HPP
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -90,5 +89,3 @@ struct MethodCount {
 std::vector<MethodCount> top_methods(const Profile& profile, size_t limit);
 
 }  // namespace jvmkit::prof
-
-#endif

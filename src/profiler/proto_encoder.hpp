@@ -1,8 +1,7 @@
 // A minimal protocol-buffers encoder: just what profile.proto needs (varints, length-delimited
 // fields, packed repeated varints, nested messages). Wire format:
 // https://protobuf.dev/programming-guides/encoding/
-#ifndef JVMKIT_PROFILER_PROTO_ENCODER_HPP
-#define JVMKIT_PROFILER_PROTO_ENCODER_HPP
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -53,5 +52,3 @@ class ProtoEncoder {
 };
 
 }  // namespace jvmkit::prof
-
-#endif

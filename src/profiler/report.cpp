@@ -1,6 +1,10 @@
 #include "profiler/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
+
+#include "profiler/thread_list.hpp"
+#include "profiler/utf8.hpp"
 
 namespace jvmkit::prof {
 
@@ -57,6 +61,37 @@ std::string report_text(const ReportInput& in) {
   }
   out += "jvmkit profiler: " + in.output + "\n";
   return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> failures_by_thread(
+    const std::unordered_map<pid_t, int64_t>& failures_by_tid) {
+  std::vector<std::pair<pid_t, int64_t>> sorted(failures_by_tid.begin(), failures_by_tid.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<std::pair<std::string, int64_t>> out;
+  int64_t rest = 0;
+  for (size_t i = 0; i < sorted.size(); i++) {
+    if (i >= 3) {
+      rest += sorted[i].second;
+      continue;
+    }
+    // The kernel keeps 15 bytes of a thread's name: maybe a character cut in two.
+    std::string name = valid_utf8(thread_os_name(sorted[i].first));
+    if (name.empty()) name = "ended";
+    std::string label = "'";
+    label += name;
+    label += "' (tid ";
+    label += std::to_string(sorted[i].first);
+    label += ")";
+    out.emplace_back(std::move(label), sorted[i].second);
+  }
+  if (rest > 0) out.emplace_back("other threads", rest);
+  return out;
+}
+
+std::string output_outcome(const Error& write_error, const Options& options, int64_t samples) {
+  if (write_error) return "ERROR: " + write_error.message();
+  return "wrote " + std::string(format_name(options.format)) + " output (" + std::to_string(samples) + " samples) to " +
+         options.file;
 }
 
 }  // namespace jvmkit::prof

@@ -1,13 +1,17 @@
 // The end-of-run report on stderr: how many samples were requested, delivered, failed and dropped
 // (the profiler's own counts next to the stack-walk library's), the top methods, and where the
 // output went.
-#ifndef JVMKIT_PROFILER_REPORT_HPP
-#define JVMKIT_PROFILER_REPORT_HPP
+#pragma once
+
+#include <sys/types.h>
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "base/error.hpp"
+#include "profiler/options.hpp"
 #include "profiler/profile.hpp"
 
 namespace jvmkit::prof {
@@ -43,6 +47,15 @@ struct ReportInput {
 
 std::string report_text(const ReportInput& in);
 
-}  // namespace jvmkit::prof
+// The threads with the most failed samples (FAILURES_BY_TID: tid -> failures), named as the OS
+// knows them (JIT compiler threads, for one, are hidden from JVMTI): says whether failures are lost
+// Java samples or threads that run no Java code. At most 3, largest first, with the rest summed up
+// as "other threads"; a thread that has ended is called 'ended'.
+std::vector<std::pair<std::string, int64_t>> failures_by_thread(
+    const std::unordered_map<pid_t, int64_t>& failures_by_tid);
 
-#endif
+// The report's last line: where the output went (OPTIONS' file and format, SAMPLES samples), or
+// WRITE_ERROR when writing failed.
+std::string output_outcome(const Error& write_error, const Options& options, int64_t samples);
+
+}  // namespace jvmkit::prof

@@ -1,14 +1,14 @@
 // SIGNAL CONTEXT. Everything in sampling_handler() runs inside a signal handler on an arbitrary
-// interrupted thread, possibly inside malloc or holding a VM lock. Allowed: reading the globals set
-// before the handler was installed, relaxed atomic increments and CAS on fixed tables, the
-// initial-exec thread-local t_tid and syscall(SYS_gettid), RequestStackTrace (async-signal-safe
-// for the current thread). Forbidden: anything that allocates, locks, or calls JNI/JVMTI.
+// interrupted thread, possibly inside malloc or holding a VM lock. Allowed: reading the fields of
+// g_sampler set before the handler was installed, relaxed atomic increments and CAS on fixed
+// tables, the initial-exec thread-local t_tid and jvmkit::current_tid(), RequestStackTrace
+// (async-signal-safe for the current thread). Forbidden: anything that allocates, locks, or calls
+// JNI/JVMTI.
 #include "profiler/signal_sampler.hpp"
 
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -16,38 +16,48 @@
 #include <cstdlib>
 #include <string>
 
+#include "base/signal_safe.hpp"
+#include "base/thread_id.hpp"
+
 namespace jvmkit::prof {
 namespace {
 
-// Set once, before the handler is installed; read-only afterwards.
-jvmtiEnv* g_env = nullptr;
-jvmtiStackTraceCallbacks g_callbacks{};
-
-bool g_count_only = false;  // JVMKIT_PROF_NO_WALK=1: measure the cost of the signals alone
-std::atomic<bool> g_active{false};
-std::atomic<int64_t> g_signals{0};
-std::atomic<int64_t> g_requested{0};
-std::atomic<int64_t> g_accepted{0};
-std::atomic<int64_t> g_not_java{0};
-std::atomic<int64_t> g_dropped{0};
-std::atomic<int64_t> g_overflowed{0};
 // Threads whose samples RequestStackTrace refused as non-Java (GC, JIT... threads), so that the wall
-// engine stops signalling them. A fixed table of slots claimed with CAS: bounded, lock-free.
+// engine stops signalling them: a fixed table of slots claimed with CAS, bounded and lock-free.
 constexpr int kNonJavaSlots = 512;
-std::atomic<pid_t> g_non_java[kNonJavaSlots];
 
-void remember_non_java(pid_t tid) {
-  for (int i = 0; i < kNonJavaSlots; i++) {
-    pid_t seen = g_non_java[i].load(std::memory_order_relaxed);
+// Everything the handler reads or counts, in one object. constinit: it is ready before any code
+// runs, so a signal can never find it half-constructed.
+struct SamplerState {
+  // Set once, before the handler is installed; read-only afterwards.
+  jvmtiEnv* env = nullptr;
+  jvmtiStackTraceCallbacks callbacks{};
+  bool count_only = false;  // JVMKIT_PROF_NO_WALK=1: measure the cost of the signals alone
+
+  std::atomic<bool> active{false};
+  std::atomic<int64_t> signals{0};
+  std::atomic<int64_t> requested{0};
+  std::atomic<int64_t> accepted{0};
+  std::atomic<int64_t> not_java{0};
+  std::atomic<int64_t> dropped{0};
+  std::atomic<int64_t> overflowed{0};
+  std::atomic<pid_t> non_java[kNonJavaSlots]{};
+};
+
+constinit SamplerState g_sampler;
+
+static_assert(std::atomic<int64_t>::is_always_lock_free, "counters must be lock-free to be signal-safe");
+
+JVMKIT_SIGNAL_SAFE void remember_non_java(pid_t tid) {
+  for (std::atomic<pid_t>& slot : g_sampler.non_java) {
+    pid_t seen = slot.load(std::memory_order_relaxed);
     if (seen == tid) return;
     if (seen == 0) {
       pid_t expected = 0;
-      if (g_non_java[i].compare_exchange_strong(expected, tid, std::memory_order_relaxed) || expected == tid) return;
+      if (slot.compare_exchange_strong(expected, tid, std::memory_order_relaxed) || expected == tid) return;
     }
   }
 }
-
-static_assert(std::atomic<int64_t>::is_always_lock_free, "counters must be lock-free to be signal-safe");
 
 // The thread's OS id, remembered after its first sample: gettid is a system call, and a system
 // call costs ~1 us on a VM like this project's, a few per cent of a whole sample. initial-exec, so
@@ -57,35 +67,35 @@ static_assert(std::atomic<int64_t>::is_always_lock_free, "counters must be lock-
 // thread, so a recycled tid is never confused with its previous owner.
 thread_local pid_t t_tid __attribute__((tls_model("initial-exec"))) = 0;
 
-pid_t current_tid() {
+JVMKIT_SIGNAL_SAFE pid_t cached_tid() {
   pid_t tid = t_tid;
   if (tid == 0) {
-    tid = static_cast<pid_t>(syscall(SYS_gettid));
+    tid = jvmkit::current_tid();
     t_tid = tid;  // a nested signal may store the same value first: harmless
   }
   return tid;
 }
 
-void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void* ucontext) {
-  if (!g_active.load(std::memory_order_acquire)) return;
+JVMKIT_SIGNAL_SAFE void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void* ucontext) {
+  SamplerState& s = g_sampler;
+  if (!s.active.load(std::memory_order_acquire)) return;
   int saved_errno = errno;
-  g_signals.fetch_add(1, std::memory_order_relaxed);
-  if (g_count_only) {
+  s.signals.fetch_add(1, std::memory_order_relaxed);
+  if (s.count_only) {
     errno = saved_errno;
     return;
   }
   // user_data carries the OS thread id: the delivery side names the thread by it.
-  pid_t tid = current_tid();
-  void* user_data = reinterpret_cast<void*>(static_cast<intptr_t>(tid));
-  g_requested.fetch_add(1, std::memory_order_relaxed);
-  jvmtiError err = RequestStackTrace(g_env, nullptr, ucontext, g_callbacks, user_data);
+  pid_t tid = cached_tid();
+  s.requested.fetch_add(1, std::memory_order_relaxed);
+  jvmtiError err = RequestStackTrace(s.env, nullptr, ucontext, s.callbacks, tid_to_user_data(tid));
   if (err == JVMTI_ERROR_NONE) {
-    g_accepted.fetch_add(1, std::memory_order_relaxed);
+    s.accepted.fetch_add(1, std::memory_order_relaxed);
   } else if (err == JVMTI_ERROR_UNATTACHED_THREAD) {
-    g_not_java.fetch_add(1, std::memory_order_relaxed);
+    s.not_java.fetch_add(1, std::memory_order_relaxed);
     remember_non_java(tid);
   } else {
-    g_dropped.fetch_add(1, std::memory_order_relaxed);
+    s.dropped.fetch_add(1, std::memory_order_relaxed);
   }
   errno = saved_errno;
 }
@@ -94,8 +104,8 @@ void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void* ucontext) {
 // pending-signal limit (RLIMIT_SIGPENDING, shared by every process of the user) is reached, is
 // replaced by a plain SIGIO, whose default action kills the JVM. The sample is lost; the process
 // must not be.
-void overflow_handler(int /*sig*/, siginfo_t* info, void* /*ucontext*/) {
-  if (info != nullptr && info->si_code == SI_KERNEL) g_overflowed.fetch_add(1, std::memory_order_relaxed);
+JVMKIT_SIGNAL_SAFE void overflow_handler(int /*sig*/, siginfo_t* info, void* /*ucontext*/) {
+  if (info != nullptr && info->si_code == SI_KERNEL) g_sampler.overflowed.fetch_add(1, std::memory_order_relaxed);
 }
 
 // Catches SIGIO when nobody else handles it (SIG_DFL: the program does not use SIGIO, or it would
@@ -128,10 +138,10 @@ Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceC
                  "signal=N, e.g. a real-time signal " +
                  std::to_string(SIGRTMIN) + ".." + std::to_string(SIGRTMAX));
   }
-  g_env = env;
-  g_callbacks = callbacks;
+  g_sampler.env = env;
+  g_sampler.callbacks = callbacks;
   const char* no_walk = getenv("JVMKIT_PROF_NO_WALK");
-  g_count_only = no_walk != nullptr && no_walk[0] == '1';
+  g_sampler.count_only = no_walk != nullptr && no_walk[0] == '1';
   struct sigaction sa;
   memset(&sa, 0, sizeof(sa));
   sa.sa_sigaction = sampling_handler;
@@ -144,11 +154,11 @@ Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceC
   return Error::ok();
 }
 
-void set_sampling_active(bool active) { g_active.store(active, std::memory_order_release); }
+void set_sampling_active(bool active) { g_sampler.active.store(active, std::memory_order_release); }
 
 bool is_known_non_java_thread(pid_t tid) {
-  for (int i = 0; i < kNonJavaSlots; i++) {
-    pid_t seen = g_non_java[i].load(std::memory_order_relaxed);
+  for (const std::atomic<pid_t>& slot : g_sampler.non_java) {
+    pid_t seen = slot.load(std::memory_order_relaxed);
     if (seen == tid) return true;
     if (seen == 0) return false;
   }
@@ -156,12 +166,13 @@ bool is_known_non_java_thread(pid_t tid) {
 }
 
 void read_signal_counts(SampleCounts* counts) {
-  counts->signals += g_signals.load();
-  counts->requested += g_requested.load();
-  counts->accepted += g_accepted.load();
-  counts->not_java += g_not_java.load();
-  counts->dropped += g_dropped.load();
-  counts->overflowed += g_overflowed.load();
+  const SamplerState& s = g_sampler;
+  counts->signals += s.signals.load();
+  counts->requested += s.requested.load();
+  counts->accepted += s.accepted.load();
+  counts->not_java += s.not_java.load();
+  counts->dropped += s.dropped.load();
+  counts->overflowed += s.overflowed.load();
 }
 
 }  // namespace jvmkit::prof

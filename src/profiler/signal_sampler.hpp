@@ -1,24 +1,36 @@
 // The sampling signal handler: the profiler's only code that runs in signal context.
 //
-// SIGNAL CONTEXT (signal_sampler.cpp): the handler may only read the pre-set globals below, bump
-// lock-free atomic counters, use an initial-exec thread-local, call gettid and RequestStackTrace
+// SIGNAL CONTEXT (signal_sampler.cpp): the handler may only read its pre-set state, bump
+// lock-free atomic counters, use an initial-exec thread-local, call current_tid and RequestStackTrace
 // (async-signal-safe for the current thread, per stack_walk.h). No allocation, no locks, no
 // JNI/JVMTI, errno preserved.
-#ifndef JVMKIT_PROFILER_SIGNAL_SAMPLER_HPP
-#define JVMKIT_PROFILER_SIGNAL_SAMPLER_HPP
+#pragma once
 
 #include <jvmkit/stack_walk.h>
+#include <sys/types.h>
 
-#include "profiler/error.hpp"
+#include <cstdint>
+
+#include "base/error.hpp"
+#include "base/signal_safe.hpp"
 #include "profiler/report.hpp"
 
 namespace jvmkit::prof {
 
+// The sampled thread's OS id travels from the handler to the stack-trace callbacks as the
+// request's user_data: these two are the only places that know how.
+JVMKIT_SIGNAL_SAFE inline void* tid_to_user_data(pid_t tid) {
+  return reinterpret_cast<void*>(static_cast<intptr_t>(tid));
+}
+JVMKIT_SIGNAL_SAFE inline pid_t tid_from_user_data(void* user_data) {
+  return static_cast<pid_t>(reinterpret_cast<intptr_t>(user_data));
+}
+
 // Installs the handler for SIGNAL (SA_SIGINFO | SA_RESTART), which requests a stack trace of the
-// interrupted thread from ENV with CALLBACKS and the thread's OS id as user_data. Fails when
-// another handler already owns the signal. The handler starts inactive, and stays installed for
-// the life of the process (a signal may still be pending after sampling stopped; the default
-// action of a real-time signal would kill the JVM). Also catches SIGIO when it has no handler: the
+// interrupted thread from ENV with CALLBACKS and the thread's OS id as user_data (tid_to_user_data).
+// Fails when another handler already owns the signal. The handler starts inactive, and stays
+// installed for the life of the process (a signal may still be pending after sampling stopped; the
+// default action of a real-time signal would kill the JVM). Also catches SIGIO when it has no handler: the
 // kernel sends it instead of a perf event's signal when the user's queue of pending signals is
 // full (counted as overflowed, see SampleCounts).
 Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceCallbacks& callbacks);
@@ -34,5 +46,3 @@ bool is_known_non_java_thread(pid_t tid);
 void read_signal_counts(SampleCounts* counts);
 
 }  // namespace jvmkit::prof
-
-#endif

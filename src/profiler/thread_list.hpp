@@ -1,7 +1,6 @@
 // The OS threads of this process right now (/proc/self/task): the threads that were alive before
 // the profiler started, which JVMTI ThreadStart never reports (main, VM threads).
-#ifndef JVMKIT_PROFILER_THREAD_LIST_HPP
-#define JVMKIT_PROFILER_THREAD_LIST_HPP
+#pragma once
 
 #include <sys/types.h>
 
@@ -17,5 +16,3 @@ std::vector<pid_t> list_process_threads();
 std::string thread_os_name(pid_t tid);
 
 }  // namespace jvmkit::prof
-
-#endif

@@ -13,6 +13,7 @@
 #include <set>
 #include <thread>
 
+#include "base/thread_id.hpp"
 #include "profiler/engine.hpp"
 
 namespace jvmkit::prof {
@@ -54,13 +55,16 @@ class WallEngine final : public Engine {
   }
 
   std::string description() const override {
-    std::lock_guard<std::mutex> lock(const_cast<std::mutex&>(mutex_));
+    std::lock_guard<std::mutex> lock(mutex_);
     return "wall: every thread every " + describe_interval(*config_.event, config_.interval) +
            ", running or not (sampler thread + tgkill), signal " + std::to_string(config_.signal) + "; " +
            std::to_string(skipped_) + " threads without Java code left out";
   }
 
-  int64_t threads_missed() const override { return missed_; }
+  int64_t threads_missed() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return missed_;
+  }
 
  private:
   void run() {
@@ -75,7 +79,7 @@ class WallEngine final : public Engine {
       // Listings of the process's threads (at VMInit) include this one: never signal it, the
       // signals would queue up against the blocked mask.
       std::lock_guard<std::mutex> lock(mutex_);
-      sampler_tid_ = static_cast<pid_t>(syscall(SYS_gettid));
+      sampler_tid_ = jvmkit::current_tid();
       threads_.erase(sampler_tid_);
     }
     std::vector<pid_t> targets;
@@ -108,12 +112,12 @@ class WallEngine final : public Engine {
   }
 
   EngineConfig config_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;  // mutable: description() and threads_missed() read under it
   std::condition_variable wake_;
   std::set<pid_t> threads_;  // guarded by mutex_
   bool running_ = false;     // guarded by mutex_
   pid_t sampler_tid_ = 0;    // guarded by mutex_
-  int64_t missed_ = 0;       // written by the sampler thread under mutex_
+  int64_t missed_ = 0;       // guarded by mutex_ (written by the sampler thread)
   int64_t skipped_ = 0;      // threads dropped by the skip filter; guarded by mutex_
   std::thread sampler_;
 };

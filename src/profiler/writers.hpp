@@ -2,13 +2,12 @@
 //   collapsed  flamegraph.pl's input: "root;caller;leaf count" per line, merged by frame name
 //   html       one self-contained interactive flame graph page (no network access needed)
 //   pprof      gzipped profile.proto, for go tool pprof, Pyroscope, Parca
-#ifndef JVMKIT_PROFILER_WRITERS_HPP
-#define JVMKIT_PROFILER_WRITERS_HPP
+#pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "profiler/error.hpp"
+#include "base/error.hpp"
 #include "profiler/options.hpp"
 #include "profiler/profile.hpp"
 
@@ -40,5 +39,3 @@ std::string pprof_bytes(const Profile& profile, const RunInfo& info);
 Error write_profile(const Profile& profile, const Options& options, const RunInfo& info);
 
 }  // namespace jvmkit::prof
-
-#endif

@@ -1,20 +1,22 @@
 // The C API of include/jvmkit/stack_walk.h. RequestStackTrace's current-thread path is in
-// signal/capture.cpp (signal context); everything else is in walker.cpp.
+// signal/capture.cpp (signal context); everything else goes through the Library (library.hpp).
 #include <jvmkit/stack_walk.h>
 
+#include "base/signal_safe.hpp"
 #include "stack_walk/counters.hpp"
+#include "stack_walk/library.hpp"
 #include "stack_walk/signal/capture.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
-#include "stack_walk/walker.hpp"
 
 using jvmkit::walk::counters;
 using jvmkit::walk::current_failure_reason;
-using jvmkit::walk::Walker;
+using jvmkit::walk::Library;
 
 extern "C" {
 
-JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext,
-                                                jvmtiStackTraceCallbacks callbacks, void* user_data) {
+JVMKIT_WALK_EXPORT JVMKIT_SIGNAL_SAFE jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext,
+                                                                   jvmtiStackTraceCallbacks callbacks,
+                                                                   void* user_data) {
   // Async-signal-safe up to the thread != NULL branch.
   if (env == nullptr || callbacks.beginStackTrace == nullptr || callbacks.endStackTrace == nullptr ||
       callbacks.stackFrame == nullptr || callbacks.failure == nullptr) {
@@ -22,18 +24,18 @@ JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, 
     return JVMTI_ERROR_NULL_POINTER;
   }
   if (thread == nullptr) return jvmkit::walk::request_current_thread(ucontext, callbacks, user_data);
-  return Walker::instance().request_thread(*thread, ucontext, callbacks, user_data);
+  return Library::instance().request_thread(*thread, ucontext, callbacks, user_data);
 }
 
-JVMKIT_WALK_EXPORT jvmtiError EnableRequestStackTrace(jvmtiEnv* env) { return Walker::instance().enable(env); }
+JVMKIT_WALK_EXPORT jvmtiError EnableRequestStackTrace(jvmtiEnv* env) { return Library::instance().enable(env); }
 
-JVMKIT_WALK_EXPORT jvmtiError DisableRequestStackTrace(jvmtiEnv* env) { return Walker::instance().disable(env); }
+JVMKIT_WALK_EXPORT jvmtiError DisableRequestStackTrace(jvmtiEnv* env) { return Library::instance().disable(env); }
 
 JVMKIT_WALK_EXPORT jvmtiError DisablesRequestStackTrace(jvmtiEnv* env) { return DisableRequestStackTrace(env); }
 
 JVMKIT_WALK_EXPORT jvmtiError JvmkitSetJavaVM(JavaVM* vm) {
   if (vm == nullptr) return JVMTI_ERROR_NULL_POINTER;
-  Walker::instance().set_java_vm(vm);
+  Library::instance().set_java_vm(vm);
   return JVMTI_ERROR_NONE;
 }
 

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <vector>
 
+#include "base/signal_safe.hpp"
 #include "concurrent/snapshot_cell.hpp"
 
 namespace jvmkit::walk {
@@ -63,12 +64,16 @@ class CodeSnapshot {
  public:
   explicit CodeSnapshot(std::vector<CodeRange> ranges) : ranges_(std::move(ranges)) {}
   // Async-signal-safe: the innermost range containing PC, or nullptr.
-  const CodeRange* find(uintptr_t pc) const noexcept;
+  JVMKIT_SIGNAL_SAFE const CodeRange* find(uintptr_t pc) const noexcept;
   size_t size() const noexcept { return ranges_.size(); }
 
  private:
   std::vector<CodeRange> ranges_;  // sorted by start, then by size (larger first)
 };
+
+// What signal code gets of the code map: the cell holding the current snapshot, read through a
+// CodeSnapshotCell::Reader (no lock; the map's own methods take its mutex).
+using CodeSnapshotCell = SnapshotCell<CodeSnapshot>;
 
 class CodeMap {
  public:
@@ -80,9 +85,8 @@ class CodeMap {
   // Frees snapshots that readers may have held (call now and then from a non-signal thread).
   void reclaim();
 
-  // Signal side: a read-side section over the current snapshot.
-  using Reader = SnapshotCell<CodeSnapshot>::Reader;
-  const SnapshotCell<CodeSnapshot>& cell() const noexcept { return cell_; }
+  // The snapshots, for signal code (CodeSnapshotCell above).
+  const CodeSnapshotCell& cell() const noexcept { return cell_; }
 
   // Counts (for reports and tests).
   size_t nmethods() const;
@@ -95,7 +99,7 @@ class CodeMap {
   mutable std::mutex mutex_;
   std::map<uintptr_t, CodeRange> blobs_;     // by start
   std::map<uintptr_t, CodeRange> nmethods_;  // by start
-  SnapshotCell<CodeSnapshot> cell_;
+  CodeSnapshotCell cell_;
 };
 
 }  // namespace jvmkit::walk

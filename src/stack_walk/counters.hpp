@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/signal_safe.hpp"
 #include "stack_walk/failure.hpp"
 
 namespace jvmkit::walk {
@@ -24,20 +25,20 @@ struct Counters {
   std::atomic<int64_t> rejected_by_reason[JVMKIT_REJECT_REASON_COUNT]{};
 
   // Async-signal-safe.
-  void count_accepted() noexcept {
+  JVMKIT_SIGNAL_SAFE void count_accepted() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
     pending.fetch_add(1, std::memory_order_seq_cst);
   }
-  void count_rejected(jvmkitRejectReason reason) noexcept {
+  JVMKIT_SIGNAL_SAFE void count_rejected(jvmkitRejectReason reason) noexcept {
     rejected_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
     rejected.fetch_add(1, std::memory_order_relaxed);
   }
-  void count_delivered(bool biased) noexcept {
+  JVMKIT_SIGNAL_SAFE void count_delivered(bool biased) noexcept {
     if (!biased) unbiased.fetch_add(1, std::memory_order_relaxed);
     delivered.fetch_add(1, std::memory_order_relaxed);
     pending.fetch_sub(1, std::memory_order_seq_cst);
   }
-  void count_failed(jvmkitFailureReason reason) noexcept {
+  JVMKIT_SIGNAL_SAFE void count_failed(jvmkitFailureReason reason) noexcept {
     failed_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
     failed.fetch_add(1, std::memory_order_relaxed);
     pending.fetch_sub(1, std::memory_order_seq_cst);
@@ -46,6 +47,6 @@ struct Counters {
   void snapshot(jvmkitStackWalkCounters* out) const noexcept;
 };
 
-Counters& counters() noexcept;
+JVMKIT_SIGNAL_SAFE Counters& counters() noexcept;
 
 }  // namespace jvmkit::walk

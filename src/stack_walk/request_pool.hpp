@@ -18,6 +18,7 @@
 #include <memory>
 
 #include "base/debug_check.hpp"
+#include "base/signal_safe.hpp"
 #include "concurrent/bounded_queue.hpp"
 #include "concurrent/index_stack.hpp"
 #include "concurrent/wake_event.hpp"
@@ -47,6 +48,23 @@ struct Request {
   int physical_count;  // kCaptured: physical frames found from the top (frame types)
   PhysicalFrame physical[kMaxPhysicalFrames];
   hotspot::AsgctFrame frames[kMaxFrames];
+
+  // Gives every field but the two arrays its starting value, so that nothing of the slot's
+  // previous request survives into this one (the arrays are read only up to their counts, which
+  // start at 0). A field added above gets its starting value here. Async-signal-safe.
+  JVMKIT_SIGNAL_SAFE void begin(RequestKind kind_, const jvmtiStackTraceCallbacks& callbacks_, void* user_data_,
+                                JNIEnv* jni_) noexcept {
+    kind = kind_;
+    callbacks = callbacks_;
+    user_data = user_data_;
+    jni = jni_;
+    target = nullptr;
+    num_frames = 0;
+    pc = 0;
+    sp = 0;
+    coarse_top = false;
+    physical_count = 0;
+  }
 };
 
 class RequestPool {
@@ -55,15 +73,68 @@ class RequestPool {
   RequestPool(const RequestPool&) = delete;
   RequestPool& operator=(const RequestPool&) = delete;
 
-  // Async-signal-safe. Returns a free slot, or nullptr when the pool is exhausted.
-  Request* acquire(uint32_t* index) noexcept {
-    if (!free_.pop(index)) return nullptr;
-    return &slots_[*index];
+  // The side that makes requests (signal handlers, and the other-thread path): begin a request,
+  // publish it or give it back, read the publication count. Signal code gets this view, never the
+  // pool, so it cannot reach the delivery side.
+  class Producer {
+   public:
+    explicit Producer(RequestPool& pool) noexcept : pool_(pool) {}
+    // Takes a free slot and begins a request in it (Request::begin): the one way every path starts
+    // a request. Returns nullptr when the pool is exhausted.
+    JVMKIT_SIGNAL_SAFE Request* begin(uint32_t* index, RequestKind kind, const jvmtiStackTraceCallbacks& callbacks,
+                                      void* user_data, JNIEnv* jni) noexcept {
+      return pool_.begin(index, kind, callbacks, user_data, jni);
+    }
+    // Hands a filled slot to the delivery thread (and wakes it, see RequestPool::publish).
+    JVMKIT_SIGNAL_SAFE void publish(uint32_t index) noexcept { pool_.publish(index); }
+    // Gives back a slot that was begun but will not be published.
+    JVMKIT_SIGNAL_SAFE void abandon(uint32_t index) noexcept { pool_.abandon(index); }
+    // Tickets: a request's position in publication order (see thread_registry.hpp).
+    JVMKIT_SIGNAL_SAFE uint64_t published() const noexcept { return pool_.published(); }
+
+   private:
+    RequestPool& pool_;
+  };
+  Producer& producer() noexcept { return producer_; }
+
+  // Whether so many requests wait that the delivery thread must not finish its nap first.
+  JVMKIT_SIGNAL_SAFE bool backlog_is_urgent() const noexcept { return published() - taken() >= urgent_backlog_; }
+
+  // Delivery side (one consumer at a time).
+  bool take(uint32_t* index, uint64_t* ticket) noexcept {
+    if (!ready_.pop(index, ticket)) return false;
+    // Each published request holds a slot of its own until it is released: never more than
+    // slots_count_ of them wait.
+    JVMKIT_DCHECK(*index < slots_count_ && published() - taken() <= slots_count_);
+    return true;
+  }
+  void release(uint32_t index) noexcept {
+    JVMKIT_DCHECK(index < slots_count_);
+    free_.push(index);
+  }
+  Request& at(uint32_t index) noexcept {
+    JVMKIT_DCHECK(index < slots_count_);
+    return slots_[index];
+  }
+  WakeEvent& wake() noexcept { return wake_; }
+  // Tickets: a request's position in publication order (see thread_registry.hpp).
+  JVMKIT_SIGNAL_SAFE uint64_t published() const noexcept { return ready_.push_position(); }
+  JVMKIT_SIGNAL_SAFE uint64_t taken() const noexcept { return ready_.pop_position(); }
+
+ private:
+  // Producer side (through Producer). Async-signal-safe. Takes a free slot and begins a request in it (Request::begin):
+  // the one way every path starts a request. Returns nullptr when the pool is exhausted.
+  JVMKIT_SIGNAL_SAFE Request* begin(uint32_t* index, RequestKind kind, const jvmtiStackTraceCallbacks& callbacks,
+                                    void* user_data, JNIEnv* jni) noexcept {
+    Request* request = acquire(index);
+    if (request != nullptr) request->begin(kind, callbacks, user_data, jni);
+    return request;
   }
   // Async-signal-safe. Hands a filled slot to the delivery thread and wakes it if it waits, or
   // if it naps while a quarter of the pool is already waiting for it.
-  void publish(uint32_t index) noexcept {
-    // Cannot fail: at most slots() indices exist, ready_ holds that many, and its only consumer
+  JVMKIT_SIGNAL_SAFE void publish(uint32_t index) noexcept {
+    JVMKIT_DCHECK(index < slots_count_);
+    // Cannot fail: at most slots_count_ indices exist, ready_ holds that many, and its only consumer
     // (the delivery thread) frees a cell before it can take the next one.
     const bool pushed = ready_.push(index);
     JVMKIT_DCHECK(pushed);
@@ -72,22 +143,18 @@ class RequestPool {
     // napping() first: it changes once per nap, while taken() changes with every delivery.
     if (wake_.napping() && backlog_is_urgent()) wake_.urge();
   }
-  // Whether so many requests wait that the delivery thread must not finish its nap first.
-  bool backlog_is_urgent() const noexcept { return published() - taken() >= urgent_backlog_; }
-  // Async-signal-safe. Gives back a slot that was acquired but will not be published.
-  void abandon(uint32_t index) noexcept { free_.push(index); }
+  // Async-signal-safe. Gives back a slot that was begun but will not be published.
+  JVMKIT_SIGNAL_SAFE void abandon(uint32_t index) noexcept {
+    JVMKIT_DCHECK(index < slots_count_);
+    free_.push(index);
+  }
 
-  // Delivery side.
-  bool take(uint32_t* index, uint64_t* ticket) noexcept { return ready_.pop(index, ticket); }
-  void release(uint32_t index) noexcept { free_.push(index); }
-  Request& at(uint32_t index) noexcept { return slots_[index]; }
-  WakeEvent& wake() noexcept { return wake_; }
-  // Tickets: a request's position in publication order (see thread_registry.hpp).
-  uint64_t published() const noexcept { return ready_.push_position(); }
-  uint64_t taken() const noexcept { return ready_.pop_position(); }
-  uint32_t slots() const noexcept { return slots_count_; }
+  JVMKIT_SIGNAL_SAFE Request* acquire(uint32_t* index) noexcept {
+    if (!free_.pop(index)) return nullptr;
+    JVMKIT_DCHECK(*index < slots_count_);
+    return &slots_[*index];
+  }
 
- private:
   uint32_t slots_count_;
   uint64_t urgent_backlog_;
   std::unique_ptr<Request[]> slots_;
@@ -96,6 +163,7 @@ class RequestPool {
   IndexStack free_;
   BoundedQueue<uint32_t> ready_;
   WakeEvent wake_;
+  Producer producer_{*this};
 };
 
 }  // namespace jvmkit::walk

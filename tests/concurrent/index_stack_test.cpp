@@ -63,5 +63,13 @@ TEST(IndexStack, ConcurrentTakeAndGiveBackLosesNothing) {
   EXPECT_EQ(remaining, kSlots);
 }
 
+#if defined(JVMKIT_DEBUG_CHECKS)
+// An index at or past the capacity has no successor slot: pushing it would write past the array.
+TEST(IndexStackDeathTest, PushingAnIndexPastTheCapacityAborts) {
+  IndexStack stack(4);
+  EXPECT_DEATH(stack.push(4), "jvmkit: debug check failed: index < capacity_");
+}
+#endif
+
 }  // namespace
 }  // namespace jvmkit

@@ -45,7 +45,7 @@ int check_pending(const char* label, const JavaThreadLayout& layout, JNIEnv* env
 }  // namespace
 
 extern "C" JNIEXPORT jint JNICALL Java_jvmkit_test_hotspot_ThreadLayoutMain_checkCurrentThread(JNIEnv* env, jclass,
-                                                                                          jstring jlabel) {
+                                                                                               jstring jlabel) {
   const char* chars = env->GetStringUTFChars(jlabel, nullptr);
   std::string label = chars != nullptr ? chars : "?";
   env->ReleaseStringUTFChars(jlabel, chars);
@@ -68,7 +68,7 @@ extern "C" JNIEXPORT jlong JNICALL Java_jvmkit_test_hotspot_ThreadLayoutMain_sta
 }
 
 extern "C" JNIEXPORT jboolean JNICALL Java_jvmkit_test_hotspot_ThreadLayoutMain_seesExceptionFromJava(JNIEnv* env,
-                                                                                                   jclass klass) {
+                                                                                                      jclass klass) {
   const JavaThreadLayout* layout = jvmkit::hotspot::known_java_thread_layout();
   jmethodID thrower = env->GetStaticMethodID(klass, "thrower", "()V");
   env->CallStaticVoidMethod(klass, thrower);
@@ -81,13 +81,14 @@ extern "C" JNIEXPORT jboolean JNICALL Java_jvmkit_test_hotspot_ThreadLayoutMain_
 // HotSpot's thread key: learnt on a Java thread, which it reports attached; a native thread that
 // never attached is reported detached.
 extern "C" JNIEXPORT jint JNICALL Java_jvmkit_test_hotspot_ThreadLayoutMain_checkThreadKey(JNIEnv* env, jclass,
-                                                                                      jstring jlabel) {
+                                                                                           jstring jlabel) {
   using jvmkit::hotspot::Attachment;
   const char* chars = env->GetStringUTFChars(jlabel, nullptr);
   std::string label = chars != nullptr ? chars : "?";
   env->ReleaseStringUTFChars(jlabel, chars);
   std::string why;
-  if (!jvmkit::hotspot::learn_thread_key(env, &why)) return fail(label.c_str(), ("thread key not learnt: " + why).c_str());
+  if (!jvmkit::hotspot::learn_thread_key(env, &why))
+    return fail(label.c_str(), ("thread key not learnt: " + why).c_str());
   int failures = 0;
   if (jvmkit::hotspot::current_thread_attachment() != Attachment::kAttached) {
     failures += fail(label.c_str(), "a Java thread is not reported attached");
@@ -98,7 +99,8 @@ extern "C" JNIEXPORT jint JNICALL Java_jvmkit_test_hotspot_ThreadLayoutMain_chec
     *static_cast<Attachment*>(out) = jvmkit::hotspot::current_thread_attachment();
     return nullptr;
   };
-  if (pthread_create(&native, nullptr, probe, &seen) != 0) return failures + fail(label.c_str(), "pthread_create failed");
+  if (pthread_create(&native, nullptr, probe, &seen) != 0)
+    return failures + fail(label.c_str(), "pthread_create failed");
   pthread_join(native, nullptr);
   if (seen != Attachment::kDetached) failures += fail(label.c_str(), "a native thread is not reported detached");
   return failures;

@@ -58,7 +58,7 @@ JNIEXPORT jint JNICALL Java_jvmkit_test_nativestate_ClasspathPeer_oid(JNIEnv* en
 /* ClasspathPeer.Graphics: an unrelated class with its own native_state field, kept in the table
  * made for ClasspathPeer (as Classpath kept GdkGraphics in GtkGenericPeer's), through the macros. */
 JNIEXPORT jboolean JNICALL Java_jvmkit_test_nativestate_ClasspathPeer_00024Graphics_create(JNIEnv* env, jobject obj,
-                                                                                         jint value) {
+                                                                                           jint value) {
   struct peer_state* ps = (struct peer_state*)malloc(sizeof(struct peer_state));
   if (ps == NULL) return JNI_FALSE;
   ps->value = value;

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -11,6 +10,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "base/clock.hpp"
+#include "base/thread_id.hpp"
 #include "profiler/engine.hpp"
 #include "profiler/options.hpp"
 #include "profiler/thread_list.hpp"
@@ -23,20 +24,14 @@ std::atomic<int64_t> g_on_target{0};
 std::atomic<int64_t> g_elsewhere{0};
 
 void counting_handler(int, siginfo_t*, void*) {
-  if (static_cast<pid_t>(syscall(SYS_gettid)) == g_target.load()) {
+  if (jvmkit::current_tid() == g_target.load()) {
     g_on_target++;
   } else {
     g_elsewhere++;
   }
 }
 
-pid_t tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
-
-double thread_cpu_seconds() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
+double thread_cpu_seconds() { return static_cast<double>(jvmkit::clock_ns(CLOCK_THREAD_CPUTIME_ID)) / 1e9; }
 
 // Burns SECONDS of this thread's CPU time.
 void burn_cpu(double seconds) {
@@ -57,7 +52,7 @@ class EngineTest : public ::testing::Test {
     sigemptyset(&sa.sa_mask);
     ASSERT_EQ(sigaction(kSignal, &sa, nullptr), 0);
     ASSERT_EQ(sigaction(SIGPROF, &sa, nullptr), 0);
-    g_target = tid();
+    g_target = jvmkit::current_tid();
     g_on_target = 0;
     g_elsewhere = 0;
   }
@@ -70,7 +65,7 @@ class EngineTest : public ::testing::Test {
 TEST_F(EngineTest, CpuSamplesTheBusyThreadAtHighResolution) {
   unsetenv("JVMKIT_PROF_NO_PERF");
   auto e = engine("cpu", 1'000'000);
-  ASSERT_FALSE(e->start({tid()}));
+  ASSERT_FALSE(e->start({jvmkit::current_tid()}));
   double start = thread_cpu_seconds();
   burn_cpu(0.4);
   double used = thread_cpu_seconds() - start;
@@ -91,7 +86,7 @@ TEST_F(EngineTest, CpuSamplesTheBusyThreadAtHighResolution) {
 TEST_F(EngineTest, CpuFallsBackToPosixThreadTimersAndSaysSo) {
   setenv("JVMKIT_PROF_NO_PERF", "1", 1);
   auto e = engine("cpu", 1'000'000);
-  ASSERT_FALSE(e->start({tid()}));
+  ASSERT_FALSE(e->start({jvmkit::current_tid()}));
   double start = thread_cpu_seconds();
   burn_cpu(0.3);
   double used = thread_cpu_seconds() - start;
@@ -108,10 +103,10 @@ TEST_F(EngineTest, CpuFollowsThreadsThatStartAndEnd) {
   ASSERT_FALSE(e->start({}));  // no thread armed yet
   burn_cpu(0.05);
   EXPECT_EQ(g_on_target.load(), 0);
-  e->thread_started(tid());
+  e->thread_started(jvmkit::current_tid());
   burn_cpu(0.1);
   EXPECT_GT(g_on_target.load(), 30);
-  e->thread_ended(tid());
+  e->thread_ended(jvmkit::current_tid());
   int64_t at_end = g_on_target.load();
   burn_cpu(0.05);
   EXPECT_LE(g_on_target.load() - at_end, 1);
@@ -120,14 +115,12 @@ TEST_F(EngineTest, CpuFollowsThreadsThatStartAndEnd) {
 
 TEST_F(EngineTest, WallSamplesASleepingThread) {
   auto e = engine("wall", 10'000'000);
-  ASSERT_FALSE(e->start({tid()}));
+  ASSERT_FALSE(e->start({jvmkit::current_tid()}));
   // Sleep in small steps: each signal interrupts nanosleep.
-  timespec start, now;
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  const int64_t start = jvmkit::monotonic_ns();
   do {
     usleep(1000);
-    clock_gettime(CLOCK_MONOTONIC, &now);
-  } while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1'000'000 < 300);
+  } while (jvmkit::monotonic_ns() - start < 300'000'000);
   e->stop();
   std::printf("wall at 10 ms: %lld samples of a sleeping thread in 300 ms\n",
               static_cast<long long>(g_on_target.load()));
@@ -138,7 +131,7 @@ TEST_F(EngineTest, WallSamplesASleepingThread) {
 TEST_F(EngineTest, WallForgetsThreadsThatEnded) {
   auto e = engine("wall", 10'000'000);
   pid_t ended = 0;
-  std::thread t([&] { ended = tid(); });
+  std::thread t([&] { ended = jvmkit::current_tid(); });
   t.join();
   ASSERT_FALSE(e->start({ended}));
   usleep(50'000);
@@ -171,7 +164,7 @@ TEST_F(EngineTest, ItimerWithSigprofAndWithAnotherSignal) {
 
 TEST_F(EngineTest, PageFaultsAreSampled) {
   auto e = engine("page-faults", 1);
-  ASSERT_FALSE(e->start({tid()}));
+  ASSERT_FALSE(e->start({jvmkit::current_tid()}));
   const size_t pages = 2000;
   long page = sysconf(_SC_PAGESIZE);
   char* mem =
@@ -193,7 +186,7 @@ TEST_F(EngineTest, SoftwareClockEventsByName) {
   for (const char* name : {"cpu-clock", "task-clock"}) {
     g_on_target = 0;
     auto e = engine(name, 1'000'000);
-    ASSERT_FALSE(e->start({tid()})) << name;
+    ASSERT_FALSE(e->start({jvmkit::current_tid()})) << name;
     burn_cpu(0.1);
     e->stop();
     EXPECT_GE(g_on_target.load(), 40) << name;
@@ -202,7 +195,7 @@ TEST_F(EngineTest, SoftwareClockEventsByName) {
 
 TEST_F(EngineTest, ContextSwitchesAreSampled) {
   auto e = engine("context-switches", 1);
-  ASSERT_FALSE(e->start({tid()}));
+  ASSERT_FALSE(e->start({jvmkit::current_tid()}));
   for (int i = 0; i < 200; i++) usleep(100);
   e->stop();
   EXPECT_GE(g_on_target.load(), 100);
@@ -211,7 +204,7 @@ TEST_F(EngineTest, ContextSwitchesAreSampled) {
 TEST_F(EngineTest, HardwareEventsFailClearlyWithoutAPmu) {
   for (const char* name : {"cycles", "instructions", "cache-misses", "branch-misses"}) {
     auto e = engine(name, 1'000'000);
-    Error err = e->start({tid()});
+    Error err = e->start({jvmkit::current_tid()});
     if (err) {
       // This VM has no PMU: the message says which event and why.
       EXPECT_NE(err.message().find(std::string("event=") + name), std::string::npos) << err.message();
@@ -225,7 +218,7 @@ TEST_F(EngineTest, HardwareEventsFailClearlyWithoutAPmu) {
 }
 
 TEST(ThreadList, ListsThisThreadAndOthers) {
-  pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+  pid_t self = jvmkit::current_tid();
   std::atomic<bool> stop{false};
   std::thread t([&] {
     while (!stop) usleep(1000);

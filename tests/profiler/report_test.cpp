@@ -57,5 +57,26 @@ TEST(Report, SaysWhenSamplesWereLostToAFullSignalQueue) {
       << text;
 }
 
+TEST(Report, NamesTheThreeThreadsWithTheMostFailuresAndSumsTheRest) {
+  // Thread ids no thread of this process has: their names read as 'ended'.
+  std::unordered_map<pid_t, int64_t> failures = {
+      {999'999'901, 5}, {999'999'902, 50}, {999'999'903, 7}, {999'999'904, 1}, {999'999'905, 20}};
+  std::vector<std::pair<std::string, int64_t>> expected = {{"'ended' (tid 999999902)", 50},
+                                                           {"'ended' (tid 999999905)", 20},
+                                                           {"'ended' (tid 999999903)", 7},
+                                                           {"other threads", 6}};
+  EXPECT_EQ(failures_by_thread(failures), expected);
+  EXPECT_TRUE(failures_by_thread({}).empty());
+}
+
+TEST(Report, OutputLineSaysWhereTheProfileWentOrWhyNot) {
+  Options options;
+  options.format = OutputFormat::kCollapsed;
+  options.file = "/tmp/x.collapsed";
+  EXPECT_EQ(output_outcome(Error::ok(), options, 12), "wrote collapsed output (12 samples) to /tmp/x.collapsed");
+  EXPECT_EQ(output_outcome(Error("cannot write /tmp/x.collapsed: No space left on device"), options, 12),
+            "ERROR: cannot write /tmp/x.collapsed: No space left on device");
+}
+
 }  // namespace
 }  // namespace jvmkit::prof

@@ -26,14 +26,20 @@ TEST(Utf8FromModified, SurrogatePairsBecomeFourByteSequences) {
 }
 
 TEST(Utf8FromModified, TwoByteNulBecomesNul) {
-  EXPECT_EQ(utf8_from_modified("a\xC0\x80" "b"), std::string("a\0b", 3));
+  EXPECT_EQ(utf8_from_modified("a\xC0\x80"
+                               "b"),
+            std::string("a\0b", 3));
 }
 
 TEST(Utf8FromModified, LoneSurrogatesAndBadBytesBecomeReplacementCharacters) {
-  EXPECT_EQ(utf8_from_modified("\xED\xA0\xB5" "a"), kReplacement + "a");  // high, no low
-  EXPECT_EQ(utf8_from_modified("a\xED\xB1\xA5"), "a" + kReplacement);     // low alone
-  EXPECT_EQ(utf8_from_modified("\xED\xA0\xB5"), kReplacement);           // high at the end
-  EXPECT_EQ(utf8_from_modified("\xFF" "a"), kReplacement + "a");
+  EXPECT_EQ(utf8_from_modified("\xED\xA0\xB5"
+                               "a"),
+            kReplacement + "a");                                       // high, no low
+  EXPECT_EQ(utf8_from_modified("a\xED\xB1\xA5"), "a" + kReplacement);  // low alone
+  EXPECT_EQ(utf8_from_modified("\xED\xA0\xB5"), kReplacement);         // high at the end
+  EXPECT_EQ(utf8_from_modified("\xFF"
+                               "a"),
+            kReplacement + "a");
   EXPECT_EQ(utf8_from_modified("\xE4\xB8"), kReplacement + kReplacement);  // cut short
   EXPECT_EQ(utf8_from_modified("\xC1\x81"), kReplacement + kReplacement);  // overlong 'A'
 }

@@ -11,7 +11,7 @@ namespace jvmkit::walk {
 namespace {
 
 const CodeRange* find(const CodeMap& map, uintptr_t pc) {
-  CodeMap::Reader reader(map.cell());
+  CodeSnapshotCell::Reader reader(map.cell());
   return reader.get() ? reader.get()->find(pc) : nullptr;
 }
 
@@ -96,7 +96,8 @@ jmethodID M(uintptr_t v) { return reinterpret_cast<jmethodID>(v); }
 TEST(FrameTyping, MatchesInlinedFramesToTheirPhysicalFrame) {
   // Virtual frames: leaf (inlined into mid), mid (root of an nmethod), caller (interpreted),
   // a native method, then two frames beyond the walk.
-  hotspot::AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}, {9, M(3)}, {hotspot::kAsgctNativeBci, M(4)}, {1, M(5)}, {2, M(6)}};
+  hotspot::AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}, {9, M(3)}, {hotspot::kAsgctNativeBci, M(4)},
+                                  {1, M(5)}, {2, M(6)}};
   PhysicalFrame physical[] = {{M(2), CodeKind::kNMethod}, {nullptr, CodeKind::kInterpreter}};
   int types[6];
   EXPECT_EQ(type_from_physical(frames, 6, physical, 2, types), 4);
@@ -112,8 +113,8 @@ TEST(FrameTyping, NativeMethodAtTheTopOwnsTheFirstInterpreterFrame) {
   // Sampled in native code called from the interpreter: the walk starts at the thread's last Java
   // frame, the native method's own interpreter frame; its caller is interpreted too.
   hotspot::AsgctFrame frames[] = {{hotspot::kAsgctNativeBci, M(4)}, {3, M(5)}, {8, M(6)}};
-  PhysicalFrame physical[] = {{nullptr, CodeKind::kInterpreter}, {nullptr, CodeKind::kInterpreter},
-                              {M(6), CodeKind::kNMethod}};
+  PhysicalFrame physical[] = {
+      {nullptr, CodeKind::kInterpreter}, {nullptr, CodeKind::kInterpreter}, {M(6), CodeKind::kNMethod}};
   int types[3];
   EXPECT_EQ(type_from_physical(frames, 3, physical, 3, types), 3);
   EXPECT_EQ(types[0], JVMTI_FRAME_NATIVE);

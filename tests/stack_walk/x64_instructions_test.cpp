@@ -28,14 +28,14 @@ class Code {
 TEST(X64Instructions, FollowsCallKnowsTheCallFormsHotSpotEmits) {
   // nop x6, call rel32, ret address; then call r11 (41 FF D3); call [rax + 0x10] (FF 50 10);
   // call [rip + disp32] (FF 15 ...).
-  Code code{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xE8, 0x01, 0x02, 0x03, 0x04,
-            0x41, 0xFF, 0xD3, 0xFF, 0x50, 0x10, 0xFF, 0x15, 0x00, 0x01, 0x00, 0x00, 0x90};
-  EXPECT_TRUE(follows_call(code.range(), code.at(11)));   // after E8 rel32
-  EXPECT_TRUE(follows_call(code.range(), code.at(14)));   // after call r11
-  EXPECT_TRUE(follows_call(code.range(), code.at(17)));   // after call [rax + 0x10]
-  EXPECT_TRUE(follows_call(code.range(), code.at(23)));   // after call [rip + disp32]
-  EXPECT_FALSE(follows_call(code.range(), code.at(8)));   // inside the call
-  EXPECT_FALSE(follows_call(code.range(), code.at(3)));   // too close to the start to tell
+  Code code{0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0xE8, 0x01, 0x02, 0x03, 0x04, 0x41,
+            0xFF, 0xD3, 0xFF, 0x50, 0x10, 0xFF, 0x15, 0x00, 0x01, 0x00, 0x00, 0x90};
+  EXPECT_TRUE(follows_call(code.range(), code.at(11)));  // after E8 rel32
+  EXPECT_TRUE(follows_call(code.range(), code.at(14)));  // after call r11
+  EXPECT_TRUE(follows_call(code.range(), code.at(17)));  // after call [rax + 0x10]
+  EXPECT_TRUE(follows_call(code.range(), code.at(23)));  // after call [rip + disp32]
+  EXPECT_FALSE(follows_call(code.range(), code.at(8)));  // inside the call
+  EXPECT_FALSE(follows_call(code.range(), code.at(3)));  // too close to the start to tell
 }
 
 TEST(X64Instructions, PrologueFrameSizeReadsTheLastSubRsp) {
@@ -52,12 +52,12 @@ TEST(X64Instructions, PrologueFrameSizeReadsTheLastSubRsp) {
 TEST(X64Instructions, EpiloguePopAndReturnPoll) {
   // C2 epilogue: add rsp, 0x10; pop rbp; cmp rsp, [r15 + 0x28]; ja +1; ret.
   Code code{0x48, 0x83, 0xC4, 0x10, 0x5D, 0x49, 0x3B, 0x67, 0x28, 0x0F, 0x87, 0x01, 0x00, 0x00, 0x00, 0xC3};
-  EXPECT_TRUE(at_epilogue_pop(code.range(), code.at(4)));    // rbp still to be popped
+  EXPECT_TRUE(at_epilogue_pop(code.range(), code.at(4)));  // rbp still to be popped
   EXPECT_FALSE(after_epilogue(code.range(), code.at(4)));
   EXPECT_FALSE(at_epilogue_pop(code.range(), code.at(9)));
-  EXPECT_TRUE(after_epilogue(code.range(), code.at(9)));     // the return poll: frame gone
-  EXPECT_TRUE(after_epilogue(code.range(), code.at(15)));    // at the ret
-  EXPECT_FALSE(after_epilogue(code.range(), code.at(3)));    // still inside the add
+  EXPECT_TRUE(after_epilogue(code.range(), code.at(9)));   // the return poll: frame gone
+  EXPECT_TRUE(after_epilogue(code.range(), code.at(15)));  // at the ret
+  EXPECT_FALSE(after_epilogue(code.range(), code.at(3)));  // still inside the add
   // The long form: add rsp, imm32; pop rbp.
   Code wide{0x48, 0x81, 0xC4, 0x00, 0x02, 0x00, 0x00, 0x5D, 0xC3};
   EXPECT_TRUE(at_epilogue_pop(wide.range(), wide.at(7)));

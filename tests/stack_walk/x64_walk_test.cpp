@@ -56,12 +56,12 @@ struct FakeStack {
   uintptr_t top() const { return addr(64); }
 
   explicit FakeStack(const FakeCode& code) {
-    words[4] = code.at(128 + 40);  // A's return address (sp + 0x20): into B, after its call
-    words[7] = addr(20);           // B's saved rbp (C1: just below its return address)
-    words[8] = code.at(256 + 10);  // B's return address (sp + 0x10 + 8): into the interpreter
-    words[19] = addr(22);          // the interpreter frame's sender SP (rbp - 8)
-    words[20] = addr(40);          // its caller's rbp
-    words[21] = code.at(384 + 20); // its return address (rbp + 8): into the stub
+    words[4] = code.at(128 + 40);   // A's return address (sp + 0x20): into B, after its call
+    words[7] = addr(20);            // B's saved rbp (C1: just below its return address)
+    words[8] = code.at(256 + 10);   // B's return address (sp + 0x10 + 8): into the interpreter
+    words[19] = addr(22);           // the interpreter frame's sender SP (rbp - 8)
+    words[20] = addr(40);           // its caller's rbp
+    words[21] = code.at(384 + 20);  // its return address (rbp + 8): into the stub
   }
 };
 

@@ -40,7 +40,7 @@ struct Function {
   jvmtiExtensionFunction func;
   const char* id;
   const char* description;
-  std::vector<Param> params;        // after the jvmtiEnv*, which every extension function takes first
+  std::vector<Param> params;       // after the jvmtiEnv*, which every extension function takes first
   std::vector<jvmtiError> errors;  // the non-universal ones, as JVMTI lists them
 };
 
@@ -53,7 +53,8 @@ jvmtiExtensionFunction as_extension(F f) {
 // as kind IN of type CVOID, and the description gives the C prototype to cast the pointer to.
 const std::array<Function, 7>& functions() {
   static const std::array<Function, 7> table = {{
-      {as_extension(&RequestStackTrace), "com.sun.hotspot.functions.RequestStackTrace",
+      {as_extension(&RequestStackTrace),
+       "com.sun.hotspot.functions.RequestStackTrace",
        "jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
        "callbacks, void* user_data): requests a stack trace of the current thread (thread NULL; with the "
        "ucontext of a signal handler, unbiased) or of another thread (biased), reported later through the "
@@ -63,31 +64,37 @@ const std::array<Function, 7>& functions() {
         {"callbacks", JVMTI_KIND_IN, JVMTI_TYPE_CVOID, false},
         {"user_data", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID, true}},
        {JVMTI_ERROR_INVALID_THREAD, JVMTI_ERROR_NOT_AVAILABLE}},
-      {as_extension(&EnableRequestStackTrace), "com.sun.hotspot.functions.EnableRequestStackTrace",
+      {as_extension(&EnableRequestStackTrace),
+       "com.sun.hotspot.functions.EnableRequestStackTrace",
        "jvmtiError EnableRequestStackTrace(jvmtiEnv* env): enables RequestStackTrace, from Agent_OnLoad on. "
        "Unbiased Stack-Walk API.",
        {},
        {JVMTI_ERROR_NOT_AVAILABLE}},
-      {as_extension(&DisableRequestStackTrace), "com.sun.hotspot.functions.DisableRequestStackTrace",
+      {as_extension(&DisableRequestStackTrace),
+       "com.sun.hotspot.functions.DisableRequestStackTrace",
        "jvmtiError DisableRequestStackTrace(jvmtiEnv* env): disables RequestStackTrace; returns once every "
        "accepted request has had its outcome. Unbiased Stack-Walk API.",
        {},
        {JVMTI_ERROR_NOT_AVAILABLE}},
-      {as_extension(&get_stack_walk_counters), "jvmkit.functions.GetStackWalkCounters",
+      {as_extension(&get_stack_walk_counters),
+       "jvmkit.functions.GetStackWalkCounters",
        "jvmtiError GetStackWalkCounters(jvmtiEnv* env, jvmkitStackWalkCounters* counters): "
        "JvmkitGetStackWalkCounters (jvmkit/stack_walk.h).",
        {{"counters", JVMTI_KIND_OUT_BUF, JVMTI_TYPE_CVOID, false}},
        {}},
-      {as_extension(&get_recovery_counters), "jvmkit.functions.GetRecoveryCounters",
+      {as_extension(&get_recovery_counters),
+       "jvmkit.functions.GetRecoveryCounters",
        "jvmtiError GetRecoveryCounters(jvmtiEnv* env, jvmkitRecoveryCounters* counters): "
        "JvmkitGetRecoveryCounters (jvmkit/stack_walk.h).",
        {{"counters", JVMTI_KIND_OUT_BUF, JVMTI_TYPE_CVOID, false}},
        {}},
-      {as_extension(&set_java_vm), "jvmkit.functions.SetJavaVM",
+      {as_extension(&set_java_vm),
+       "jvmkit.functions.SetJavaVM",
        "jvmtiError SetJavaVM(jvmtiEnv* env, JavaVM* vm): JvmkitSetJavaVM (jvmkit/stack_walk.h).",
        {{"vm", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID, false}},
        {}},
-      {as_extension(&get_current_failure_reason), "jvmkit.functions.GetCurrentFailureReason",
+      {as_extension(&get_current_failure_reason),
+       "jvmkit.functions.GetCurrentFailureReason",
        "jvmtiError GetCurrentFailureReason(jvmtiEnv* env, jint* reason): JvmkitCurrentFailureReason "
        "(jvmkit/stack_walk.h), for use inside a failure callback.",
        {{"reason", JVMTI_KIND_OUT, JVMTI_TYPE_JINT, false}},
@@ -262,8 +269,5 @@ bool install(JavaVM* vm, std::string* why) {
   vm->functions = &g_invoke;
   return true;
 }
-
-int function_count() { return static_cast<int>(functions().size()); }
-const char* function_id(int index) { return functions()[static_cast<size_t>(index)].id; }
 
 }  // namespace jvmkit::walk::extension

@@ -18,8 +18,4 @@ namespace jvmkit::walk::extension {
 // invocation interface cannot be replaced.
 bool install(JavaVM* vm, std::string* why);
 
-// The extension functions' ids, in the order they are listed (after HotSpot's own).
-int function_count();
-const char* function_id(int index);
-
 }  // namespace jvmkit::walk::extension

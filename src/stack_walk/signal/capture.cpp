@@ -16,6 +16,7 @@
 
 #include <cerrno>
 
+#include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
@@ -46,22 +47,22 @@ namespace {
 // Keeps errno as the interrupted code left it: the wake-up syscall may change it.
 class ErrnoGuard {
  public:
-  ErrnoGuard() noexcept : saved_(errno) {}
-  ~ErrnoGuard() { errno = saved_; }
+  JVMKIT_SIGNAL_SAFE ErrnoGuard() noexcept : saved_(errno) {}
+  JVMKIT_SIGNAL_SAFE ~ErrnoGuard() { errno = saved_; }
 
  private:
   int saved_;
 };
 
 // The top of the current thread's stack if SP lies on it, else 0 (unknown: the stack is not read).
-uintptr_t stack_top_for(JNIEnv* jni, uintptr_t sp) noexcept {
+JVMKIT_SIGNAL_SAFE uintptr_t stack_top_for(JNIEnv* jni, uintptr_t sp) noexcept {
   const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
   if (layout == nullptr) return 0;
   const hotspot::StackRange stack = layout->stack_of(jni);
   return stack.contains(sp) ? stack.hi : 0;
 }
 
-jvmtiError reject(jvmkitRejectReason reason, jvmtiError error) noexcept {
+JVMKIT_SIGNAL_SAFE jvmtiError reject(jvmkitRejectReason reason, jvmtiError error) noexcept {
   counters().count_rejected(reason);
   return error;
 }
@@ -80,9 +81,9 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
   // GetEnv only where HotSpot has attached the thread: on a thread it is still starting, GetEnv's
   // first thread-local read mallocs (hotspot/java_thread.hpp, Attachment).
   const hotspot::Attachment attachment = hotspot::current_thread_attachment();
-  JNIEnv* jni = attachment == hotspot::Attachment::kAttached ? current_jni(state.vm.load(std::memory_order_acquire))
-                                                             : nullptr;
-  RequestPool* pool = state.pool.load(std::memory_order_acquire);
+  JNIEnv* jni =
+      attachment == hotspot::Attachment::kAttached ? current_jni(state.vm.load(std::memory_order_acquire)) : nullptr;
+  RequestPool::Producer* pool = state.pool.load(std::memory_order_acquire);
   uint32_t index = 0;
   Request* request = nullptr;
   if (attachment == hotspot::Attachment::kUnknown) {
@@ -90,37 +91,27 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
     result = reject(JVMKIT_REJECT_NOT_ENABLED, JVMTI_ERROR_NOT_AVAILABLE);
   } else if (jni == nullptr) {
     result = reject(JVMKIT_REJECT_UNATTACHED_THREAD, JVMTI_ERROR_UNATTACHED_THREAD);
-  } else if ((request = pool->acquire(&index)) == nullptr) {
+  } else if ((request = pool->begin(&index, ucontext != nullptr ? RequestKind::kCaptured : RequestKind::kCurrentBiased,
+                                    callbacks, user_data, jni)) == nullptr) {
     result = reject(JVMKIT_REJECT_POOL_FULL, JVMTI_ERROR_OUT_OF_MEMORY);
   } else {
-    request->callbacks = callbacks;
-    request->user_data = user_data;
-    request->jni = jni;
-    request->target = nullptr;
-    request->pc = 0;
-    request->sp = 0;
-    request->physical_count = 0;
-    request->num_frames = 0;
-    request->coarse_top = false;
     if (ucontext != nullptr) {
-      request->kind = RequestKind::kCaptured;
       const Regs at = regs_of(static_cast<const ucontext_t*>(ucontext));
       request->pc = at.pc;
       request->sp = at.sp;
-      const CodeMap* code_map = state.code_map.load(std::memory_order_acquire);
+      const CodeSnapshotCell* code_map = state.code_map.load(std::memory_order_acquire);
       hotspot::AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
       if (code_map != nullptr) {
-        request->num_frames =
-            capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
-                                  stack_top_for(jni, request->sp), request->physical, &request->physical_count,
-                                  &request->coarse_top);
+        request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
+                                                    stack_top_for(jni, request->sp), request->physical,
+                                                    &request->physical_count, &request->coarse_top);
       } else {
         hotspot::AsgctTrace trace{jni, 0, request->frames};
         asgct(&trace, kMaxFrames, ucontext);
         request->num_frames = trace.num_frames;
       }
-    } else {
-      request->kind = RequestKind::kCurrentBiased;
+      JVMKIT_DCHECK(request->num_frames <= kMaxFrames);
+      JVMKIT_DCHECK(request->physical_count >= 0 && request->physical_count <= kMaxPhysicalFrames);
     }
     // Count before publishing: the delivery thread's decrement of pending must follow this.
     counters().count_accepted();

@@ -10,6 +10,7 @@
 
 #include <atomic>
 
+#include "base/signal_safe.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/request_pool.hpp"
 
@@ -18,20 +19,21 @@ namespace jvmkit::walk {
 // What Enable publishes for the capture side. Enable fills it in before opening the gate;
 // Disable closes the gate and waits for callers inside it to leave before tearing anything down.
 struct CaptureState {
-  std::atomic<bool> open{false};  // requests are accepted
-  std::atomic<int> inside{0};     // RequestStackTrace calls currently past the gate
-  std::atomic<RequestPool*> pool{nullptr};
+  std::atomic<bool> open{false};                      // requests are accepted
+  std::atomic<int> inside{0};                         // RequestStackTrace calls currently past the gate
+  std::atomic<RequestPool::Producer*> pool{nullptr};  // the requests' side of the pool
   std::atomic<JavaVM*> vm{nullptr};
   std::atomic<hotspot::AsgctFunction> asgct{nullptr};
-  std::atomic<const CodeMap*> code_map{nullptr};  // recovery of samples ASGCT cannot place
+  std::atomic<const CodeSnapshotCell*> code_map{
+      nullptr};  // the code map's snapshots: recovery of samples ASGCT cannot place
 };
 
-CaptureState& capture_state() noexcept;
+JVMKIT_SIGNAL_SAFE CaptureState& capture_state() noexcept;
 
 // Entering the gate: returns false (and does not enter) when requests are not accepted.
 // Dekker-style with Disable: both sides use seq_cst, so either the caller sees the gate closed, or
 // Disable sees the caller inside and waits for it.
-inline bool enter_gate(CaptureState& s) noexcept {
+JVMKIT_SIGNAL_SAFE inline bool enter_gate(CaptureState& s) noexcept {
   s.inside.fetch_add(1, std::memory_order_seq_cst);
   if (!s.open.load(std::memory_order_seq_cst)) {
     s.inside.fetch_sub(1, std::memory_order_seq_cst);
@@ -39,17 +41,20 @@ inline bool enter_gate(CaptureState& s) noexcept {
   }
   return true;
 }
-inline void leave_gate(CaptureState& s) noexcept { s.inside.fetch_sub(1, std::memory_order_seq_cst); }
+JVMKIT_SIGNAL_SAFE inline void leave_gate(CaptureState& s) noexcept {
+  s.inside.fetch_sub(1, std::memory_order_seq_cst);
+}
 
 // The current thread's JNIEnv, or nullptr when it is not a Java thread. Reads HotSpot's
 // thread-local (JavaVM::GetEnv with a JNI version does nothing else). In signal context only on a
 // thread HotSpot has attached (hotspot::current_thread_attachment() == kAttached): on a thread it
 // is still starting, that first thread-local read mallocs.
-JNIEnv* current_jni(JavaVM* vm) noexcept;
+JVMKIT_SIGNAL_SAFE JNIEnv* current_jni(JavaVM* vm) noexcept;
 
 // Requests a trace of the current thread (thread == NULL in the API). Async-signal-safe.
 // With ucontext: AsyncGetCallTrace runs here, into the slot. Without: the slot records only who
 // asked, and the delivery thread serves it with GetStackTrace (biased).
-jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data) noexcept;
+JVMKIT_SIGNAL_SAFE jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks,
+                                                     void* user_data) noexcept;
 
 }  // namespace jvmkit::walk

@@ -87,7 +87,8 @@ void request_in_vm_init() {
     return;
   }
   const int index = static_cast<int>(main - g_tracked);
-  const jvmtiError err = RequestStackTrace(g_jvmti, nullptr, nullptr, checking_callbacks(), make_user_data(index, 1, 1));
+  const jvmtiError err =
+      RequestStackTrace(g_jvmti, nullptr, nullptr, checking_callbacks(), make_user_data(index, 1, 1));
   std::fprintf(stderr, "request for the current thread in the agent's VMInit callback: JVMTI error %d\n", err);
   if (err != JVMTI_ERROR_NONE) violation("a request for the current thread in VMInit returned %d", err);
   if (err == JVMTI_ERROR_NONE) g_vm_init_requests++;
@@ -153,8 +154,8 @@ bool check_tracked_threads(const char* prefix, long min_delivered) {
                                   t.failed_by_reason[JVMKIT_FAILURE_CUT_SHORT].load() +
                                   t.failed_by_reason[JVMKIT_FAILURE_OTHER].load();
       const long limit = option_long("max_strict_failed_permille", 5);
-      std::fprintf(stderr, "    walks through Java code failed %.3f%% (allowed %.1f%%)\n", all ? 100.0 * walk_failed / all : 0.0,
-                   limit / 10.0);
+      std::fprintf(stderr, "    walks through Java code failed %.3f%% (allowed %.1f%%)\n",
+                   all ? 100.0 * walk_failed / all : 0.0, limit / 10.0);
       if (walk_failed * 1000 > all * limit) {
         violation("thread %s: %lld of %lld walks failed (allowed %.1f%%)", t.name, (long long)walk_failed,
                   (long long)all, limit / 10.0);

@@ -25,7 +25,7 @@ int violations();
 [[noreturn]] void finish(bool ok);
 
 const std::string& mode();  // option mode
-extern jvmtiEnv* g_jvmti;  // the agent's own environment (the "caller's env" of the API)
+extern jvmtiEnv* g_jvmti;   // the agent's own environment (the "caller's env" of the API)
 extern JavaVM* g_vm;
 
 // --- threads the sampler targets ---
@@ -39,7 +39,7 @@ struct Tracked {
   std::atomic<int64_t> failed{0};
   std::atomic<int64_t> failed_by_reason[JVMKIT_FAILURE_REASON_COUNT] = {};  // JvmkitCurrentFailureReason
   std::atomic<bool> reached_required{false};  // a trace with the require_method frame was delivered
-  std::atomic<int64_t> missing_required{0};    // later delivered traces without that frame
+  std::atomic<int64_t> missing_required{0};   // later delivered traces without that frame
 };
 extern Tracked g_tracked[kMaxTracked];
 extern std::atomic<int> g_tracked_count;
@@ -81,11 +81,11 @@ jvmtiStackTraceCallbacks checking_callbacks();
 struct Seen {
   int64_t begins, ends, failures, frames, unbiased_begins, biased_begins;
   int64_t identity_checked, identity_mismatches, invalid_methods, order_errors;
-  int64_t top_in_hot[2], top_total[2];  // by stream, for the bias test
-  int64_t frames_of_payload;            // frames of jvmkit.test.walk.Payload (unload test)
-  int64_t frames_by_type[4];            // by jvmtiFrameType
+  int64_t top_in_hot[2], top_total[2];                      // by stream, for the bias test
+  int64_t frames_of_payload;                                // frames of jvmkit.test.walk.Payload (unload test)
+  int64_t frames_by_type[4];                                // by jvmtiFrameType
   int64_t failures_by_reason[JVMKIT_FAILURE_REASON_COUNT];  // as JvmkitCurrentFailureReason said
-  int64_t failures_without_reason;      // failure callbacks where it said none
+  int64_t failures_without_reason;                          // failure callbacks where it said none
 };
 Seen seen();
 // Expected top frames by workload (option expect_top, see callbacks.cpp); the check prints each

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "agent.hpp"
+#include "base/thread_id.hpp"
 
 namespace walktest {
 
@@ -83,7 +84,7 @@ void track_current_thread(JNIEnv* jni, jthread thread) {
     if (colon == std::string::npos) break;
     pos = colon + 1;
   }
-  pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+  pid_t self = jvmkit::current_tid();
   for (int i = 0; i < std::min(g_tracked_count.load(), kMaxTracked); i++) {
     if (g_tracked[i].tid.load() == self) match = false;  // already tracked (main: VMInit and ThreadStart)
   }
@@ -102,7 +103,7 @@ void track_current_thread(JNIEnv* jni, jthread thread) {
 }
 
 void untrack_current_thread() {
-  pid_t self = static_cast<pid_t>(syscall(SYS_gettid));
+  pid_t self = jvmkit::current_tid();
   int n = std::min(g_tracked_count.load(), kMaxTracked);
   for (int i = 0; i < n; i++) {
     pid_t expected = self;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "agent.hpp"
+#include "base/thread_id.hpp"
 #include "tests/support/queue_signal.hpp"
 #include "tests/support/signal_handler.hpp"
 
@@ -93,8 +94,7 @@ void print_mismatch(int64_t check, const std::vector<Frame>& expected, const std
   for (size_t i = 0; i < n && i < 40; i++) {
     std::string e = i < expected.size() ? describe(expected[i].method) + "@" + std::to_string(expected[i].location)
                                         : std::string("-");
-    std::string g =
-        i < got.size() ? describe(got[i].method) + "@" + std::to_string(got[i].location) : std::string("-");
+    std::string g = i < got.size() ? describe(got[i].method) + "@" + std::to_string(got[i].location) : std::string("-");
     std::fprintf(stderr, "    #%zu %s %-70s | %s\n", i, static_cast<int>(i) == at ? "*" : " ", e.c_str(), g.c_str());
   }
 }
@@ -154,11 +154,12 @@ bool check_probes(long min_checks) {
     std::lock_guard<std::mutex> lock(g_mutex);
     return static_cast<int64_t>(g_expected.size());
   }();
-  std::fprintf(stderr,
-               "PROBE: %lld checks requested, %lld refused, %lld compared with GetStackTrace, %lld differ, %lld failed, "
-               "%lld undelivered\n",
-               (long long)g_requested.load(), (long long)g_refused.load(), (long long)g_compared.load(),
-               (long long)g_mismatched.load(), (long long)g_failed.load(), (long long)pending);
+  std::fprintf(
+      stderr,
+      "PROBE: %lld checks requested, %lld refused, %lld compared with GetStackTrace, %lld differ, %lld failed, "
+      "%lld undelivered\n",
+      (long long)g_requested.load(), (long long)g_refused.load(), (long long)g_compared.load(),
+      (long long)g_mismatched.load(), (long long)g_failed.load(), (long long)pending);
   for (int e = 0; e < 128; e++) {
     if (g_refused_by_error[e].load() != 0) {
       std::fprintf(stderr, "  refused with error %d: %lld\n", e, (long long)g_refused_by_error[e].load());
@@ -200,7 +201,7 @@ JNIEXPORT void JNICALL Java_jvmkit_test_walk_Agent_probe(JNIEnv*, jclass) {
   sigval value;
   value.sival_ptr = reinterpret_cast<void*>(static_cast<intptr_t>(check));
   // Delivered to this thread before the call returns: the handler runs on this very stack.
-  if (!jvmkit::testing::queue_signal(static_cast<pid_t>(syscall(SYS_gettid)), probe_signal(), value)) {
+  if (!jvmkit::testing::queue_signal(jvmkit::current_tid(), probe_signal(), value)) {
     violation("probe: could not signal the current thread");
   }
 }

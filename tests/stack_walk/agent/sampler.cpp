@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "agent.hpp"
+#include "base/thread_id.hpp"
 #include "tests/support/queue_signal.hpp"
 #include "tests/support/rate_pacer.hpp"
 #include "tests/support/signal_handler.hpp"
@@ -60,7 +61,7 @@ bool send_sample_signal(pid_t tid, void* user_data) {
 // A thread that has never touched libjvm: its first act is to signal itself, so the handler runs
 // before the thread's block of libjvm's thread-locals exists.
 void* newborn_main(void*) {
-  send_sample_signal(static_cast<pid_t>(syscall(SYS_gettid)), kNewbornMarker);
+  send_sample_signal(jvmkit::current_tid(), kNewbornMarker);
   return nullptr;
 }
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/signal_safe.hpp"
+
 namespace jvmkit::walk {
 
 // The registers of one frame: its PC, its SP and RBP (a frame pointer, or whatever C2 keeps in it).
@@ -16,14 +18,14 @@ struct Regs {
 };
 
 // The interrupted registers of a signal's context.
-inline Regs regs_of(const ucontext_t* uc) noexcept {
+JVMKIT_SIGNAL_SAFE inline Regs regs_of(const ucontext_t* uc) noexcept {
   return Regs{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
               static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
               static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP])};
 }
 
 // Puts R into a (copied) context, for a walk that starts from there.
-inline void set_regs(ucontext_t* uc, const Regs& r) noexcept {
+JVMKIT_SIGNAL_SAFE inline void set_regs(ucontext_t* uc, const Regs& r) noexcept {
   uc->uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(r.pc);
   uc->uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(r.sp);
   uc->uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(r.fp);
@@ -34,11 +36,13 @@ inline void set_regs(ucontext_t* uc, const Regs& r) noexcept {
 // top of the thread's stack.
 struct StackBounds {
   uintptr_t lo, hi;
-  bool holds(uintptr_t address) const noexcept { return address >= lo && address + 8 <= hi && (address & 7) == 0; }
+  JVMKIT_SIGNAL_SAFE bool holds(uintptr_t address) const noexcept {
+    return address >= lo && address + 8 <= hi && (address & 7) == 0;
+  }
 };
 
 // One stack word. Only for addresses a StackBounds holds (or code bytes of a known range).
-inline uintptr_t load_word(uintptr_t address) noexcept {
+JVMKIT_SIGNAL_SAFE inline uintptr_t load_word(uintptr_t address) noexcept {
   uintptr_t value;
   std::memcpy(&value, reinterpret_cast<const void*>(address), sizeof(value));
   return value;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "base/signal_safe.hpp"
 #include "stack_walk/code_map.hpp"
 
 namespace jvmkit::walk {
@@ -18,7 +19,7 @@ constexpr uintptr_t kMaxPrologueFrame = 8 * 1024;
 // True when the 2..6 bytes before RET encode a call (E8 rel32, or FF /2 with a register or memory
 // operand). RANGE contains RET (code-cache memory, never unmapped); bytes before its start are
 // not read.
-inline bool follows_call(const CodeRange& range, uintptr_t ret) noexcept {
+JVMKIT_SIGNAL_SAFE inline bool follows_call(const CodeRange& range, uintptr_t ret) noexcept {
   if (ret < range.start + 6) return false;
   const auto* p = reinterpret_cast<const uint8_t*>(ret);
   if (p[-5] == 0xE8) return true;                            // call rel32
@@ -31,7 +32,8 @@ inline bool follows_call(const CodeRange& range, uintptr_t ret) noexcept {
 
 // Decodes "sub rsp, imm" at P (48 83 EC ib, or 48 81 EC id), reading at most AVAILABLE bytes:
 // true with *IMM and the instruction's *LENGTH, or false.
-inline bool decode_sub_rsp(const uint8_t* p, size_t available, uint32_t* imm, size_t* length) noexcept {
+JVMKIT_SIGNAL_SAFE inline bool decode_sub_rsp(const uint8_t* p, size_t available, uint32_t* imm,
+                                              size_t* length) noexcept {
   if (available < 4 || p[0] != 0x48 || p[2] != 0xEC) return false;
   if (p[1] == 0x83) {
     *imm = p[3];
@@ -46,7 +48,7 @@ inline bool decode_sub_rsp(const uint8_t* p, size_t available, uint32_t* imm, si
 
 // True when the code of RANGE begins by making an rbp frame: "push rbp; mov rbp, rsp" (either
 // encoding of the mov), optionally after "endbr64".
-inline bool starts_with_frame(const CodeRange& range) noexcept {
+JVMKIT_SIGNAL_SAFE inline bool starts_with_frame(const CodeRange& range) noexcept {
   if (range.end - range.start < 8) return false;
   const auto* p = reinterpret_cast<const uint8_t*>(range.start);
   if (p[0] == 0xF3 && p[1] == 0x0F && p[2] == 0x1E && p[3] == 0xFA) p += 4;  // endbr64
@@ -55,7 +57,7 @@ inline bool starts_with_frame(const CodeRange& range) noexcept {
 
 // The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
 // within the 64 bytes before it (inside RANGE), or 0.
-inline uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {
+JVMKIT_SIGNAL_SAFE inline uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {
   uintptr_t from = pc - range.start > 64 ? pc - 64 : range.start;
   uintptr_t size = 0;
   for (uintptr_t a = from; a + 4 <= pc; a++) {
@@ -68,16 +70,16 @@ inline uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexc
 
 // True when PC is at an epilogue's "pop rbp" right after its "add rsp, imm": the frame's own
 // slots are gone, the caller's rbp is at [sp] and the return address at [sp + 8].
-inline bool at_epilogue_pop(const CodeRange& range, uintptr_t pc) noexcept {
+JVMKIT_SIGNAL_SAFE inline bool at_epilogue_pop(const CodeRange& range, uintptr_t pc) noexcept {
   const auto* p = reinterpret_cast<const uint8_t*>(pc);
   if (p[0] != 0x5D) return false;
   if (pc >= range.start + 4 && p[-4] == 0x48 && p[-3] == 0x83 && p[-2] == 0xC4) return true;  // add rsp, imm8
-  return pc >= range.start + 7 && p[-7] == 0x48 && p[-6] == 0x81 && p[-5] == 0xC4;          // add rsp, imm32
+  return pc >= range.start + 7 && p[-7] == 0x48 && p[-6] == 0x81 && p[-5] == 0xC4;            // add rsp, imm32
 }
 
 // True when the bytes before PC end with an epilogue's "add rsp, imm; pop rbp" followed by at
 // most 16 bytes (C2's return poll: cmp/ja): the frame is gone, the return address is at [sp].
-inline bool after_epilogue(const CodeRange& range, uintptr_t pc) noexcept {
+JVMKIT_SIGNAL_SAFE inline bool after_epilogue(const CodeRange& range, uintptr_t pc) noexcept {
   const uintptr_t from = pc - range.start > 32 ? pc - 32 : range.start;
   for (uintptr_t a = pc; a-- > from + 4;) {
     const auto* p = reinterpret_cast<const uint8_t*>(a);

@@ -17,6 +17,8 @@
 
 #include <algorithm>
 
+#include "base/debug_check.hpp"
+#include "base/signal_safe.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
@@ -27,14 +29,15 @@ constexpr uintptr_t kMaxWalkReach = 256 * 1024;
 
 }  // namespace
 
-bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept {
+JVMKIT_SIGNAL_SAFE bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept {
   const CodeRange* r = code.find(ret);
   if (r == nullptr) return false;
   return r->kind == CodeKind::kInterpreter || follows_call(*r, ret);
 }
 
-int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const StackBounds& bounds,
-                        uintptr_t sp) noexcept {
+JVMKIT_SIGNAL_SAFE int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const StackBounds& bounds,
+                                           uintptr_t sp) noexcept {
+  JVMKIT_DCHECK(sp >= bounds.lo);  // the frame lies on the readable part of the stack
   const uintptr_t ret_offset = r.frame_size + (r.pushes_rbp ? 8 : 0);
   for (int k = 0; k <= kMaxIntrinsicPushes; k++) {
     const uintptr_t slot = sp + 8 * static_cast<uintptr_t>(k) + ret_offset;
@@ -44,9 +47,11 @@ int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const Stac
   return -1;
 }
 
-int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out, int max) noexcept {
+JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out,
+                                     int max) noexcept {
   const StackBounds bounds{at.sp, std::min(at.sp + kMaxWalkReach, stack_top)};
   auto holds = [&](uintptr_t a) { return bounds.holds(a); };
+  JVMKIT_DCHECK(max >= 0 && max <= kMaxPhysicalFrames);  // OUT holds MAX frames
   const CodeRange* r = code.find(at.pc);
   int n = 0;
   while (n < max && r != nullptr) {
@@ -70,6 +75,7 @@ int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, Physic
     } else {
       break;  // a stub (e.g. the call stub that entered Java): the Java frames above end here
     }
+    JVMKIT_DCHECK(holds(ret_slot));  // every slot read lies within the bounds
     const uintptr_t ret = load_word(ret_slot);
     // Recursion and loops of calls return into the same code: try the current range first.
     const CodeRange* next = ret >= r->start && ret < r->end ? r : code.find(ret);

@@ -30,12 +30,14 @@
 #include <cstring>
 #include <optional>
 
+#include "base/debug_check.hpp"
+#include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
 
-RecoveryCounters& recovery_counters() noexcept {
+JVMKIT_SIGNAL_SAFE RecoveryCounters& recovery_counters() noexcept {
   static constinit RecoveryCounters instance;
   return instance;
 }
@@ -65,8 +67,9 @@ struct NativeText {
 };
 constinit NativeText g_native_text;
 
-bool in_native_text(uintptr_t pc, CodeRange* out) noexcept {
+JVMKIT_SIGNAL_SAFE bool in_native_text(uintptr_t pc, CodeRange* out) noexcept {
   const int n = g_native_text.count.load(std::memory_order_acquire);
+  JVMKIT_DCHECK(n >= 0 && n <= 8);  // collect_text fills at most the 8 entries
   for (int i = 0; i < n; i++) {
     if (pc >= g_native_text.start[i] && pc < g_native_text.end[i]) {
       *out = CodeRange{};
@@ -81,13 +84,13 @@ bool in_native_text(uintptr_t pc, CodeRange* out) noexcept {
 // glibc's signal trampoline (__restore_rt): "mov rax, 15 (rt_sigreturn); syscall". A return
 // address pointing at it means the frame below is a signal handler's, and the interrupted
 // context is the ucontext the kernel put just above the return slot.
-bool is_sigreturn(const CodeRange& text, uintptr_t ret) noexcept {
+JVMKIT_SIGNAL_SAFE bool is_sigreturn(const CodeRange& text, uintptr_t ret) noexcept {
   static constexpr uint8_t kTrampoline[9] = {0x48, 0xC7, 0xC0, 0x0F, 0x00, 0x00, 0x00, 0x0F, 0x05};
   return ret + sizeof(kTrampoline) <= text.end &&
          std::memcmp(reinterpret_cast<const void*>(ret), kTrampoline, sizeof(kTrampoline)) == 0;
 }
 
-bool is_java(const CodeRange* r) noexcept {
+JVMKIT_SIGNAL_SAFE bool is_java(const CodeRange* r) noexcept {
   return r != nullptr && (r->kind == CodeKind::kNMethod || r->kind == CodeKind::kInterpreter);
 }
 
@@ -104,7 +107,7 @@ struct Candidate {
 
 // The caller's registers for candidate C, if its slots lie in BOUNDS and the stack grows
 // strictly towards the caller.
-bool caller_regs(const StackBounds& b, const Regs& cur, Candidate c, Regs* out) noexcept {
+JVMKIT_SIGNAL_SAFE bool caller_regs(const StackBounds& b, const Regs& cur, Candidate c, Regs* out) noexcept {
   uintptr_t slot = 0;
   switch (c.kind) {
     case CandidateKind::kSubbed:
@@ -147,7 +150,8 @@ bool caller_regs(const StackBounds& b, const Regs& cur, Candidate c, Regs* out) 
   return true;
 }
 
-jint run_asgct(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext, hotspot::AsgctFrame* frames, jint depth) noexcept {
+JVMKIT_SIGNAL_SAFE jint run_asgct(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext,
+                                  hotspot::AsgctFrame* frames, jint depth) noexcept {
   hotspot::AsgctTrace trace{jni, 0, frames};
   asgct(&trace, depth, ucontext);
   return trace.num_frames;
@@ -163,8 +167,8 @@ enum class RetryPc {
 // end of the region they describe), so from a return address it would answer with the code that
 // follows the call: the bci after it, and none of the methods inlined at the call if the call
 // ends their region. From the call instruction's last byte it finds the record of the call itself.
-jint retry_from(hotspot::AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original, const Regs& caller, RetryPc how,
-                hotspot::AsgctFrame* frames, jint depth) noexcept {
+JVMKIT_SIGNAL_SAFE jint retry_from(hotspot::AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original,
+                                   const Regs& caller, RetryPc how, hotspot::AsgctFrame* frames, jint depth) noexcept {
   ucontext_t copy;
   std::memcpy(&copy, original, sizeof(copy));
   set_regs(&copy, Regs{how == RetryPc::kReturnAddress ? caller.pc - 1 : caller.pc, caller.sp, caller.fp});
@@ -174,7 +178,7 @@ jint retry_from(hotspot::AsgctFunction asgct, JNIEnv* jni, const ucontext_t* ori
 // Candidates for a PC in an nmethod whose frame ASGCT could not describe. With the prologue known
 // (CodeRange::prologue_*), the PC says exactly where the frame stands; otherwise try the likely
 // ones (validation and ASGCT decide).
-int nmethod_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcept {
+JVMKIT_SIGNAL_SAFE int nmethod_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcept {
   int n = 0;
   if (r.frame_size == 0) {
     out[n++] = {CandidateKind::kEntry, 0};
@@ -204,7 +208,7 @@ int nmethod_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcep
 }
 
 // The candidates for a frame at CUR in RANGE (nullptr: native code), most likely first.
-int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidate* out) noexcept {
+JVMKIT_SIGNAL_SAFE int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidate* out) noexcept {
   int n = 0;
   if (range == nullptr) {
     // Native code (HotSpot's runtime is built with frame pointers): follow rbp; at a function's
@@ -235,7 +239,7 @@ int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidat
 
 // True when PC lies in the body of compiled method R, its frame complete: neither in the prologue
 // nor in an epilogue.
-bool in_nmethod_body(const CodeRange* r, uintptr_t pc) noexcept {
+JVMKIT_SIGNAL_SAFE bool in_nmethod_body(const CodeRange* r, uintptr_t pc) noexcept {
   return r != nullptr && r->kind == CodeKind::kNMethod && r->frame_size != 0 && pc - r->start >= r->prologue_end &&
          !at_epilogue_pop(*r, pc) && !after_epilogue(*r, pc);
 }
@@ -243,8 +247,8 @@ bool in_nmethod_body(const CodeRange* r, uintptr_t pc) noexcept {
 // The physical frames from the current thread's last Java frame, which HotSpot's frame anchor
 // records while the thread runs outside Java code (native code, the VM): where ASGCT started.
 // 0 when the anchor is unknown or empty, or its SP is not on the stack above SP.
-int walk_from_anchor(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,
-                     PhysicalFrame* physical) noexcept {
+JVMKIT_SIGNAL_SAFE int walk_from_anchor(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,
+                                        PhysicalFrame* physical) noexcept {
   const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
   if (layout == nullptr) return 0;
   const hotspot::LastJavaFrame last = layout->last_java_frame(jni);
@@ -254,7 +258,7 @@ int walk_from_anchor(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintpt
   return walk_physical(code, Regs{pc, last.sp, last.fp}, stack_top, physical, kMaxPhysicalFrames);
 }
 
-jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
+JVMKIT_SIGNAL_SAFE jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
   if (range == nullptr) return JVMKIT_RECOVERY_NATIVE_LEAF;
   if (range->kind == CodeKind::kNMethod) {
     switch (c.kind) {
@@ -317,12 +321,16 @@ struct Capture {
   PhysicalFrame* physical;
   int* physical_count;
 
-  bool stack_known() const noexcept { return stack_top > at.sp; }
-  StackBounds bounds() const noexcept { return StackBounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)}; }
-  jint retry(const Regs& from, RetryPc how, int skip) const noexcept {
+  JVMKIT_SIGNAL_SAFE bool stack_known() const noexcept { return stack_top > at.sp; }
+  JVMKIT_SIGNAL_SAFE StackBounds bounds() const noexcept {
+    return StackBounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)};
+  }
+  JVMKIT_SIGNAL_SAFE jint retry(const Regs& from, RetryPc how, int skip) const noexcept {
+    JVMKIT_DCHECK(skip >= 0 && skip < depth);  // ASGCT gets room for at least one frame
     return retry_from(asgct, jni, uc, from, how, frames + skip, depth - skip);
   }
-  int walk(const Regs& from, int already) const noexcept {
+  JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already) const noexcept {
+    JVMKIT_DCHECK(already >= 0 && already <= kMaxPhysicalFrames);
     return walk_physical(*code, from, stack_top, physical + already, kMaxPhysicalFrames - already);
   }
 };
@@ -332,7 +340,7 @@ struct Capture {
 // sender from the wrong slot and delivers a trace that is cut short or wrong. When the frame's
 // return-address slot is not at SP's distance but a few words higher, ASGCT runs again from the
 // frame's real SP and its answer is final. nullopt: not such a case.
-std::optional<jint> walk_from_real_frame_sp(const Capture& c, jint first) noexcept {
+JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_real_frame_sp(const Capture& c, jint first) noexcept {
   if (c.code == nullptr || !c.stack_known() || !in_nmethod_body(c.range, c.at.pc) || !recoverable_or_success(first)) {
     return std::nullopt;
   }
@@ -353,15 +361,15 @@ std::optional<jint> walk_from_real_frame_sp(const Capture& c, jint first) noexce
 
 // Step 2. After ASGCT succeeded: the physical frames, from the interrupted PC when it is in Java
 // code, else from the thread's last Java frame (where ASGCT started).
-void record_physical_frames(const Capture& c) noexcept {
+JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c) noexcept {
   if (c.code == nullptr || !c.stack_known()) return;
-  *c.physical_count = is_java(c.range) ? c.walk(c.at, 0)
-                                       : walk_from_anchor(*c.code, c.jni, c.at.sp, c.stack_top, c.physical);
+  *c.physical_count =
+      is_java(c.range) ? c.walk(c.at, 0) : walk_from_anchor(*c.code, c.jni, c.at.sp, c.stack_top, c.physical);
 }
 
 // Step 3. Whether a failed capture is worth a recovery; counts the attempt, and the reason when
 // the answer is no for a reason of ours.
-bool should_recover(const Capture& c, jint result) noexcept {
+JVMKIT_SIGNAL_SAFE bool should_recover(const Capture& c, jint result) noexcept {
   if (!recoverable_code(result) || c.code == nullptr) return false;
   // Not walkable outside Java: only ours to fix when the PC is in code we know.
   if (result == hotspot::asgct::kNotWalkableNotJava && c.range == nullptr) return false;
@@ -381,7 +389,8 @@ bool should_recover(const Capture& c, jint result) noexcept {
 // The context a signal handler's frame saved, when CALLER's return address is glibc's signal
 // trampoline: the handler (e.g. JFR's sampler holding the thread suspended) interrupted it, and
 // the kernel put its ucontext just above the return slot.
-bool interrupted_context_below(const StackBounds& b, const Regs& cur, const Regs& caller, Regs* out) noexcept {
+JVMKIT_SIGNAL_SAFE bool interrupted_context_below(const StackBounds& b, const Regs& cur, const Regs& caller,
+                                                  Regs* out) noexcept {
   const uintptr_t inner = caller.sp;  // == return slot + 8
   const uintptr_t gregs = inner + offsetof(ucontext_t, uc_mcontext.gregs);
   if (!b.holds(gregs) || !b.holds(gregs + sizeof(greg_t) * NGREG - 8)) return false;
@@ -392,7 +401,7 @@ bool interrupted_context_below(const StackBounds& b, const Regs& cur, const Regs
 // Only a return address is a valid caller PC: in known code, right after a call. The interpreter
 // is the exception: it pushes its return entry itself and jumps to the callee (ASGCT then
 // validates the interpreter frame that rbp points to).
-bool is_return_address(const CodeRange* target, const CodeRange& native, uintptr_t pc) noexcept {
+JVMKIT_SIGNAL_SAFE bool is_return_address(const CodeRange* target, const CodeRange& native, uintptr_t pc) noexcept {
   if (target != nullptr && target->kind == CodeKind::kInterpreter) return true;
   return follows_call(target != nullptr ? *target : native, pc);
 }
@@ -400,7 +409,7 @@ bool is_return_address(const CodeRange* target, const CodeRange& native, uintptr
 // Step 4. Unwinds from the interrupted context to the first Java caller (through stubs, leaf
 // native frames and other signal handlers' frames), validating every candidate, and retries ASGCT
 // from it. Returns ASGCT's final answer (> 0 when recovered); counts the outcome.
-jint recover_from_caller(const Capture& c, jint result) noexcept {
+JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexcept {
   RecoveryCounters& rc = recovery_counters();
   // A compiled method interrupted in its prologue/epilogue is itself the top frame: its root
   // method goes first (location unknown), and its caller follows from the retry.
@@ -416,6 +425,8 @@ jint recover_from_caller(const Capture& c, jint result) noexcept {
   auto succeed = [&](const Regs& from, jint retried, jvmkitRecoveryKind kind) {
     int walked = 0;
     if (nmethod && !crossed_signal) {
+      // The retry skipped frame 0 for the root method: with it the trace still fits in DEPTH.
+      JVMKIT_DCHECK(retried < c.depth);
       c.frames[0].method_id = c.range->method;
       c.frames[0].lineno = -1;
       retried += 1;
@@ -489,15 +500,17 @@ jint recover_from_caller(const Capture& c, jint result) noexcept {
 
 }  // namespace
 
-jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext, hotspot::AsgctFrame* frames, jint depth,
-                           const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
-                           int* physical_count, bool* coarse_top) noexcept {
+JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext,
+                                              hotspot::AsgctFrame* frames, jint depth,
+                                              const CodeSnapshotCell& code_snapshots, uintptr_t stack_top,
+                                              PhysicalFrame* physical, int* physical_count, bool* coarse_top) noexcept {
+  JVMKIT_DCHECK(depth > 0);
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   const Regs at = regs_of(uc);
-  CodeMap::Reader reader(code_map.cell());
+  CodeSnapshotCell::Reader reader(code_snapshots);
   const CodeSnapshot* code = reader.get();
-  const Capture c{asgct,         jni,       uc, frames, depth, code, code ? code->find(at.pc) : nullptr,
-                  at,            stack_top, physical, physical_count};
+  const Capture c{asgct, jni,       uc,       frames,        depth, code, code ? code->find(at.pc) : nullptr,
+                  at,    stack_top, physical, physical_count};
   *physical_count = 0;
   *coarse_top = c.range != nullptr && c.range->kind == CodeKind::kNMethod && c.range->coarse_debug_info;
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "base/signal_safe.hpp"
 #include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
@@ -21,24 +22,25 @@ struct RecoveryCounters {
   // for diagnostics (printed at Disable when JVMKIT_WALK_DEBUG is set).
   static constexpr int kCodeSlots = -hotspot::asgct::kLowestCode + 2;
   std::atomic<int64_t> first_codes[kCodeSlots]{};
-  void count_first_answer(jint code) noexcept {
+  JVMKIT_SIGNAL_SAFE void count_first_answer(jint code) noexcept {
     const int slot = code >= hotspot::asgct::kLowestCode && code <= 0 ? -code : kCodeSlots - 1;
     first_codes[slot].fetch_add(1, std::memory_order_relaxed);
   }
   void snapshot(jvmkitRecoveryCounters* out) const noexcept;
 };
-RecoveryCounters& recovery_counters() noexcept;
+JVMKIT_SIGNAL_SAFE RecoveryCounters& recovery_counters() noexcept;
 
 // Learns where libjvm's and libc's code is (native frames of leaf calls and signal handlers are
 // unwound through them). Not signal context: call before the capture may need it (Enable).
 void learn_native_text();
 
 // True for the ASGCT codes a retry from the caller can fix.
-inline bool recoverable_code(jint code) noexcept {
-  return code == hotspot::asgct::kUnknownJava || code == hotspot::asgct::kNotWalkableJava || code == hotspot::asgct::kNotWalkableNotJava;
+JVMKIT_SIGNAL_SAFE inline bool recoverable_code(jint code) noexcept {
+  return code == hotspot::asgct::kUnknownJava || code == hotspot::asgct::kNotWalkableJava ||
+         code == hotspot::asgct::kNotWalkableNotJava;
 }
 // True for a successful walk, or a failure a retry from another context can fix.
-inline bool recoverable_or_success(jint code) noexcept { return code > 0 || recoverable_code(code); }
+JVMKIT_SIGNAL_SAFE inline bool recoverable_or_success(jint code) noexcept { return code > 0 || recoverable_code(code); }
 
 // Runs ASGCT on UCONTEXT into FRAMES (capacity DEPTH) and, when it fails with a recoverable code,
 // retries from a validated caller context. Returns ASGCT's final result (> 0: frames written).
@@ -48,8 +50,9 @@ inline bool recoverable_or_success(jint code) noexcept { return code > 0 || reco
 // thread's stack (0: unknown); no stack slot at or above it is read, and with 0 none at all (the
 // physical walk and the recovery are skipped). *COARSE_TOP tells whether the interrupted PC lies in
 // compiled code with debug records at safepoints only (CodeRange::coarse_debug_info).
-jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext, hotspot::AsgctFrame* frames, jint depth,
-                           const CodeMap& code_map, uintptr_t stack_top, PhysicalFrame* physical,
-                           int* physical_count, bool* coarse_top) noexcept;
+JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext,
+                                              hotspot::AsgctFrame* frames, jint depth,
+                                              const CodeSnapshotCell& code_snapshots, uintptr_t stack_top,
+                                              PhysicalFrame* physical, int* physical_count, bool* coarse_top) noexcept;
 
 }  // namespace jvmkit::walk

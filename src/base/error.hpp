@@ -1,12 +1,12 @@
-// Error: a failure as a value. Nothing in the profiler throws: option parsing, engine start-up and
-// output writing return an Error, and the agent turns it into a message on stderr and JNI_ERR.
-#ifndef JVMKIT_PROFILER_ERROR_HPP
-#define JVMKIT_PROFILER_ERROR_HPP
+// Error: a failure as a value, with a message for the user. Internal C++ code that can fail with
+// something to say returns one; nothing throws. At the edges it becomes what the interface needs:
+// a message on stderr and JNI_ERR in an agent, an exit status in a command-line tool.
+#pragma once
 
 #include <string>
 #include <utility>
 
-namespace jvmkit::prof {
+namespace jvmkit {
 
 class Error {
  public:
@@ -23,6 +23,4 @@ class Error {
   bool failed_ = false;
 };
 
-}  // namespace jvmkit::prof
-
-#endif
+}  // namespace jvmkit

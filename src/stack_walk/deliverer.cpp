@@ -1,21 +1,21 @@
-// The delivery side of the walker: turns a published request into its one outcome, on the
-// delivery thread (a JVMTI agent thread), never in signal context.
-//
-// The outcome is decided before beginStackTrace: every frame's declaring class is pinned first
-// (a local reference, inside a local frame that lives until endStackTrace returns), so a method
-// whose class was unloaded between capture and delivery turns the request into a failure, and
-// every jmethodID handed to stackFrame stays valid until endStackTrace returns.
+#include "stack_walk/deliverer.hpp"
+
 #include <array>
 #include <cstdint>
-#include <cstring>
 
+#include "base/clock.hpp"
+#include "base/debug_check.hpp"
 #include "stack_walk/counters.hpp"
 #include "stack_walk/exact_frame_types.hpp"
-#include "stack_walk/walker.hpp"
+#include "stack_walk/failure.hpp"
 
 namespace jvmkit::walk {
 
 namespace {
+
+// A look-up miss rescans the live threads at most this often (misses are normal for JVM-internal
+// threads that GetAllThreads does not list, e.g. compiler threads).
+constexpr uint64_t kRescanIntervalNs = 20'000'000;
 
 // Callbacks may leave an exception pending; it must not leak into the next request's JNI calls.
 void clear_exception(JNIEnv* jni) {
@@ -40,7 +40,14 @@ class PinnedMethods {
 
 }  // namespace
 
-void Walker::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
+void Deliverer::prepare() {
+  frame_buffer_.resize(kMaxFrames);
+  type_buffer_.resize(kMaxFrames);
+}
+
+void Deliverer::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
+  outcomes_ = 0;
+  begun_ = false;
   switch (request.kind) {
     case RequestKind::kCaptured:
       deliver_captured(jni, request, ticket);
@@ -60,10 +67,32 @@ void Walker::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
       request.target = nullptr;
       break;
   }
+  // Every accepted request ends in exactly one outcome (docs/design.md).
+  JVMKIT_DCHECK(outcomes_ == 1);
   clear_exception(jni);
 }
 
-void Walker::fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason) {
+void Deliverer::fail_disabled(JNIEnv* jni, Request& request) {
+  report_failure(request.callbacks, nullptr, request.user_data, JVMKIT_FAILURE_DISABLED);
+  if (request.target != nullptr && jni != nullptr) jni->DeleteGlobalRef(request.target);
+  counters().count_failed(JVMKIT_FAILURE_DISABLED);
+}
+
+void Deliverer::begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, void* user_data) {
+  JVMKIT_DCHECK(!begun_ && outcomes_ == 0);
+  begun_ = true;
+  cb.beginStackTrace(thread, biased ? JNI_TRUE : JNI_FALSE, user_data);
+}
+
+void Deliverer::end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, void* user_data) {
+  JVMKIT_DCHECK(begun_);
+  cb.endStackTrace(thread, user_data);
+  outcomes_++;
+}
+
+void Deliverer::fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason) {
+  // The outcome is decided before beginStackTrace: a failure never follows a begin.
+  JVMKIT_DCHECK(!begun_);
   jthread thread = nullptr;
   if (jni->PushLocalFrame(4) == JNI_OK) {
     if (thread_ref != nullptr) thread = jni->NewLocalRef(thread_ref);
@@ -74,9 +103,10 @@ void Walker::fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailu
     report_failure(request.callbacks, nullptr, request.user_data, reason);
   }
   counters().count_failed(reason);
+  outcomes_++;
 }
 
-void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
+void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   bool rooted = false;
   jobject thread_ref = resolve_thread(jni, request.jni, ticket, &rooted);
   if (request.num_frames <= 0) {
@@ -88,6 +118,7 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
     return;
   }
   const jint count = request.num_frames;
+  JVMKIT_DCHECK(count <= kMaxFrames && request.physical_count <= kMaxPhysicalFrames);
   if (jni->PushLocalFrame(count + 8) != JNI_OK) {
     clear_exception(jni);
     fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
@@ -103,7 +134,7 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
       reason = JVMKIT_FAILURE_NOT_WALKABLE;
     } else if (pinned.contains(method)) {
       continue;
-    } else if (jvmti_->GetMethodDeclaringClass(method, &holder) != JVMTI_ERROR_NONE || holder == nullptr) {
+    } else if (jvmti()->GetMethodDeclaringClass(method, &holder) != JVMTI_ERROR_NONE || holder == nullptr) {
       reason = JVMKIT_FAILURE_CLASS_UNLOADED;
     } else {
       pinned.add(method);
@@ -120,19 +151,19 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   if (reason == JVMKIT_FAILURE_REASON_COUNT && exact == count && physical_used < request.physical_count &&
       count < kMaxFrames) {
     reason = JVMKIT_FAILURE_CUT_SHORT;
-    cut_seen_by_walk_++;
+    stats_.cut_seen_by_walk++;
   }
   if (reason == JVMKIT_FAILURE_REASON_COUNT && cut_above_root(jni, request, ticket, rooted)) {
     reason = JVMKIT_FAILURE_CUT_SHORT;
-    cut_seen_by_root_++;
+    stats_.cut_seen_by_root++;
   }
   if (reason != JVMKIT_FAILURE_REASON_COUNT) {
     jni->PopLocalFrame(nullptr);
     fail(jni, request, thread_ref, reason);
     return;
   }
-  typed_exact_ += exact;
-  typed_fallback_ += count - exact;
+  stats_.typed_exact += exact;
+  stats_.typed_fallback += count - exact;
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
   // The fallback type depends only on the method (and the native marker): a run of frames of one
@@ -142,7 +173,7 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   jvmtiFrameType fallback_type = JVMTI_FRAME_INTERPRETER;
   // Unbiased but where ASGCT could only place the interrupted PC by the next safepoint record.
   const bool biased = request.coarse_top;
-  cb.beginStackTrace(thread, biased ? JNI_TRUE : JNI_FALSE, request.user_data);
+  begin_trace(cb, thread, biased, request.user_data);
   for (jint i = 0; i < count; i++) {
     const hotspot::AsgctFrame& frame = request.frames[i];
     bool native_marker = frame.lineno == hotspot::kAsgctNativeBci;
@@ -151,29 +182,29 @@ void Walker::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
       if (frame.method_id != fallback_method || native_marker != fallback_native) {
         fallback_method = frame.method_id;
         fallback_native = native_marker;
-        fallback_type = frame_types_.type_of(jvmti_, frame.method_id, native_marker);
+        fallback_type = frame_types_.type_of(jvmti(), frame.method_id, native_marker);
       }
       type = fallback_type;
     }
     jlocation location = frame.lineno < 0 ? -1 : static_cast<jlocation>(frame.lineno);
     if (cb.stackFrame(type, frame.method_id, location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
   }
-  cb.endStackTrace(thread, request.user_data);
+  end_trace(cb, thread, request.user_data);
   jni->PopLocalFrame(nullptr);
   counters().count_delivered(biased);
 }
 
-bool Walker::cut_above_root(JNIEnv* jni, const Request& request, uint64_t ticket, bool rooted) {
+bool Deliverer::cut_above_root(JNIEnv* jni, const Request& request, uint64_t ticket, bool rooted) {
   const jint count = request.num_frames;
   if (count >= kMaxFrames) return false;  // cut by design, at the root end
-  const bool ends_in_root = thread_roots_.is_root(jni, jvmti_, request.frames[count - 1].method_id);
+  const bool ends_in_root = thread_roots_.is_root(jni, jvmti(), request.frames[count - 1].method_id);
   if (!rooted && ends_in_root) threads_.mark_rooted(request.jni, ticket);
   return rooted && !ends_in_root;
 }
 
-void Walker::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {
+void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {
   jint count = 0;
-  jvmtiError err = jvmti_->GetStackTrace(thread_ref, 0, kMaxFrames, frame_buffer_.data(), &count);
+  jvmtiError err = jvmti()->GetStackTrace(thread_ref, 0, kMaxFrames, frame_buffer_.data(), &count);
   if (err == JVMTI_ERROR_THREAD_NOT_ALIVE || err == JVMTI_ERROR_INVALID_THREAD) {
     fail(jni, request, thread_ref, JVMKIT_FAILURE_THREAD_ENDED);
     return;
@@ -194,7 +225,7 @@ void Walker::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {
   // The thread has run on since GetStackTrace returned: pin the classes before reporting.
   for (jint i = 0; i < count; i++) {
     jclass holder = nullptr;
-    if (jvmti_->GetMethodDeclaringClass(frame_buffer_[i].method, &holder) != JVMTI_ERROR_NONE) {
+    if (jvmti()->GetMethodDeclaringClass(frame_buffer_[i].method, &holder) != JVMTI_ERROR_NONE) {
       jni->PopLocalFrame(nullptr);
       fail(jni, request, thread_ref, JVMKIT_FAILURE_CLASS_UNLOADED);
       return;
@@ -202,15 +233,28 @@ void Walker::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {
   }
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
-  cb.beginStackTrace(thread, JNI_TRUE, request.user_data);
+  begin_trace(cb, thread, true, request.user_data);
   for (jint i = 0; i < count; i++) {
     const jvmtiFrameInfo& frame = frame_buffer_[i];
-    jvmtiFrameType type = frame_types_.type_of(jvmti_, frame.method, false);
+    jvmtiFrameType type = frame_types_.type_of(jvmti(), frame.method, false);
     if (cb.stackFrame(type, frame.method, frame.location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
   }
-  cb.endStackTrace(thread, request.user_data);
+  end_trace(cb, thread, request.user_data);
   jni->PopLocalFrame(nullptr);
   counters().count_delivered(true);
+}
+
+jobject Deliverer::resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted) {
+  jobject thread = threads_.find(key, ticket, rooted);
+  if (thread == nullptr && env_offset_.valid()) {
+    const uint64_t now = static_cast<uint64_t>(monotonic_ns());
+    if (now - last_scan_ns_ >= kRescanIntervalNs) {
+      last_scan_ns_ = now;
+      threads_.scan(jni, jvmti(), env_offset_, 0);
+      thread = threads_.find(key, ticket, rooted);
+    }
+  }
+  return thread;
 }
 
 }  // namespace jvmkit::walk

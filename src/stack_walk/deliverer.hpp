@@ -1,0 +1,80 @@
+// One published request -> its one outcome: a trace (beginStackTrace, stackFrame..., endStackTrace)
+// or a failure, never both, never neither. Runs on the delivery thread (a JVMTI agent thread),
+// never in signal context; fail_disabled also on the thread that disables before the delivery
+// thread ever ran.
+//
+// The outcome is decided before beginStackTrace: every frame's declaring class is pinned first
+// (a local reference, inside a local frame that lives until endStackTrace returns), so a method
+// whose class was unloaded between capture and delivery turns the request into a failure, and
+// every jmethodID handed to stackFrame stays valid until endStackTrace returns.
+#pragma once
+
+#include <jni.h>
+#include <jvmkit/stack_walk.h>
+#include <jvmti.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "stack_walk/fallback_frame_types.hpp"
+#include "stack_walk/own_env.hpp"
+#include "stack_walk/request_pool.hpp"
+#include "stack_walk/thread_registry.hpp"
+#include "stack_walk/thread_roots.hpp"
+
+namespace jvmkit::walk {
+
+class Deliverer {
+ public:
+  Deliverer(const OwnEnv& env, ThreadRegistry& threads, const EnvOffset& env_offset, FrameTypes& frame_types)
+      : env_(env), threads_(threads), env_offset_(env_offset), frame_types_(frame_types) {}
+
+  // On the delivery thread, before its first request.
+  void prepare();
+  // Gives REQUEST (published with TICKET) its one outcome.
+  void deliver(JNIEnv* jni, Request& request, uint64_t ticket);
+  // Gives REQUEST the failure "disabled", without a thread: Disable before the delivery thread
+  // ever ran. JNI may be nullptr (the disabling thread is not attached).
+  void fail_disabled(JNIEnv* jni, Request& request);
+  // Forgets what it learnt of the VM's classes (on the delivery thread, as it exits).
+  void reset(JNIEnv* jni) { thread_roots_.reset(jni); }
+
+  // How frames were typed and why traces were cut short, since the process started (printed at
+  // Disable with JVMKIT_WALK_DEBUG).
+  struct Stats {
+    int64_t typed_exact = 0;       // frames typed from the physical walk
+    int64_t typed_fallback = 0;    // ... and by the fallback
+    int64_t cut_seen_by_walk = 0;  // traces failed cut_short by the physical walk
+    int64_t cut_seen_by_root = 0;  // ... by their bottom frame
+  };
+  const Stats& stats() const { return stats_; }
+
+ private:
+  jvmtiEnv* jvmti() const { return env_.get(); }
+  void deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket);
+  void deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref);
+  void fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason);
+  // The thread of a captured request; ROOTED (optional) receives its ThreadRegistry "rooted" mark.
+  jobject resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted = nullptr);
+  // Whether a complete-looking trace of a thread that was seen with a root is cut short (see
+  // thread_roots.hpp); marks the thread rooted when this trace ends in a root.
+  bool cut_above_root(JNIEnv* jni, const Request& request, uint64_t ticket, bool rooted);
+  // What the debug checks of "exactly one outcome" count for the request being delivered.
+  void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, void* user_data);
+  void end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, void* user_data);
+
+  const OwnEnv& env_;
+  ThreadRegistry& threads_;
+  const EnvOffset& env_offset_;
+  FrameTypes& frame_types_;
+  ThreadRoots thread_roots_;
+  uint64_t last_scan_ns_ = 0;
+  std::vector<jvmtiFrameInfo> frame_buffer_;
+  std::vector<int> type_buffer_;
+  Stats stats_;
+  // The request being delivered: outcomes given so far, and whether its trace has begun.
+  int outcomes_ = 0;
+  bool begun_ = false;
+};
+
+}  // namespace jvmkit::walk

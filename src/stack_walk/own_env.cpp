@@ -1,0 +1,152 @@
+#include "stack_walk/own_env.hpp"
+
+#include <cstdint>
+#include <cstring>
+
+#include "hotspot/vm_flags.hpp"
+#include "stack_walk/library.hpp"
+#include "stack_walk/signal/capture.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+// Set on the enabling thread while GenerateEvents replays the compilations that happened before a
+// live-phase Enable without -XX:+DebugNonSafepoints (see CodeRange::coarse_debug_info).
+thread_local bool t_replaying_coarse = false;
+
+uint64_t published_now() {
+  RequestPool::Producer* pool = capture_state().pool.load(std::memory_order_acquire);
+  return pool ? pool->published() : 0;
+}
+
+void create_method_ids_of(jvmtiEnv* jvmti, jclass klass) {
+  // GetClassMethods creates the jmethodIDs of all the class's methods; ASGCT reports a frame only
+  // if its method already has one (it cannot create them in a signal handler).
+  jint count = 0;
+  jmethodID* methods = nullptr;
+  if (jvmti->GetClassMethods(klass, &count, &methods) == JVMTI_ERROR_NONE) {
+    jvmti->Deallocate(reinterpret_cast<unsigned char*>(methods));
+  }
+  // Not yet prepared (array and primitive classes, or classes still loading): ClassPrepare follows.
+}
+
+// The event callbacks: each routes to the part of the one Library that owns what it changes.
+void JNICALL OnVmStart(jvmtiEnv* jvmti, JNIEnv* jni) { Library::instance().session().on_vm_start(jvmti, jni); }
+void JNICALL OnVmInit(jvmtiEnv* jvmti, JNIEnv* jni, jthread) { Library::instance().session().on_vm_init(jvmti, jni); }
+void JNICALL OnClassLoad(jvmtiEnv*, JNIEnv*, jthread, jclass) {
+  // Nothing to do: AsyncGetCallTrace refuses to walk unless some environment has ClassLoad enabled.
+}
+void JNICALL OnClassPrepare(jvmtiEnv* jvmti, JNIEnv*, jthread, jclass klass) { create_method_ids_of(jvmti, klass); }
+void JNICALL OnThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  Library::instance().threads().add(jni, jni, thread, published_now(), true);
+}
+void JNICALL OnThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread) { Library::instance().threads().end(jni, published_now()); }
+void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr, jint,
+                                  const jvmtiAddrLocationMap*, const void*) {
+  // Enabling this event also makes HotSpot record debug info at non-safepoint PCs
+  // (DebugNonSafepoints), which lets ASGCT attribute PCs inside loops and inlined code exactly.
+  Library& library = Library::instance();
+  library.frame_types().compiled(method);
+  library.code_map().add_nmethod(method, reinterpret_cast<uintptr_t>(code_addr), static_cast<size_t>(code_size),
+                                 t_replaying_coarse);
+}
+void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
+  Library& library = Library::instance();
+  library.frame_types().unloaded(method);
+  library.code_map().remove_nmethod(reinterpret_cast<uintptr_t>(code_addr));
+}
+void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
+  // The interpreter, named stubs (StubRoutines::dlog, vtable/itable stubs...) and other blobs.
+  Library::instance().code_map().add_blob(name, reinterpret_cast<uintptr_t>(address), static_cast<size_t>(length));
+}
+
+}  // namespace
+
+jvmtiError OwnEnv::create(JavaVM* vm) {
+  jvmtiEnv* own = nullptr;
+  if (vm->GetEnv(reinterpret_cast<void**>(&own), JVMTI_VERSION_1_2) != JNI_OK || own == nullptr) {
+    return JVMTI_ERROR_NOT_AVAILABLE;
+  }
+  jvmtiCapabilities potential;
+  std::memset(&potential, 0, sizeof(potential));
+  jvmtiCapabilities wanted;
+  std::memset(&wanted, 0, sizeof(wanted));
+  if (own->GetPotentialCapabilities(&potential) == JVMTI_ERROR_NONE) {
+    wanted.can_generate_compiled_method_load_events = potential.can_generate_compiled_method_load_events;
+  }
+  have_compiled_method_load_ =
+      wanted.can_generate_compiled_method_load_events && own->AddCapabilities(&wanted) == JVMTI_ERROR_NONE;
+
+  jvmtiEventCallbacks callbacks;
+  std::memset(&callbacks, 0, sizeof(callbacks));
+  callbacks.VMStart = OnVmStart;
+  callbacks.VMInit = OnVmInit;
+  callbacks.ClassLoad = OnClassLoad;
+  callbacks.ClassPrepare = OnClassPrepare;
+  callbacks.ThreadStart = OnThreadStart;
+  callbacks.ThreadEnd = OnThreadEnd;
+  callbacks.CompiledMethodLoad = OnCompiledMethodLoad;
+  callbacks.CompiledMethodUnload = OnCompiledMethodUnload;
+  callbacks.DynamicCodeGenerated = OnDynamicCodeGenerated;
+  jvmtiError err = own->SetEventCallbacks(&callbacks, sizeof(callbacks));
+  if (err != JVMTI_ERROR_NONE) {
+    own->DisposeEnvironment();
+    return err;
+  }
+  for (jvmtiEvent event :
+       {JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
+    own->SetEventNotificationMode(JVMTI_ENABLE, event, nullptr);
+  }
+  own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, nullptr);
+  if (have_compiled_method_load_) {
+    own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, nullptr);
+    own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, nullptr);
+  }
+  env_ = own;
+  return JVMTI_ERROR_NONE;
+}
+
+void OwnEnv::listen_for_vm_start_and_init() {
+  env_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_START, nullptr);
+  env_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, nullptr);
+}
+
+void OwnEnv::replay_generated_code(bool compiled_unseen) {
+  // Duplicates of events already seen replace the same entries.
+  env_->GenerateEvents(JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+  if (have_compiled_method_load_) {
+    // In the OnLoad phase nothing was compiled yet. Later, code compiled before has debug records
+    // at non-safepoint PCs only if the flag asked for them (or another environment recorded
+    // compilations then, which jvmkit cannot see: such code is reported biased too).
+    t_replaying_coarse = compiled_unseen && !hotspot::bool_flag("DebugNonSafepoints").value_or(false);
+    env_->GenerateEvents(JVMTI_EVENT_COMPILED_METHOD_LOAD);
+    t_replaying_coarse = false;
+  }
+}
+
+void OwnEnv::create_method_ids(JNIEnv* jni) {
+  jint count = 0;
+  jclass* classes = nullptr;
+  if (env_->GetLoadedClasses(&count, &classes) != JVMTI_ERROR_NONE) return;
+  for (jint i = 0; i < count; i++) {
+    create_method_ids_of(env_, classes[i]);
+    jni->DeleteLocalRef(classes[i]);
+  }
+  env_->Deallocate(reinterpret_cast<unsigned char*>(classes));
+}
+
+void OwnEnv::dispose() {
+  if (env_ != nullptr) {
+    for (jvmtiEvent event :
+         {JVMTI_EVENT_VM_START, JVMTI_EVENT_VM_INIT, JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE,
+          JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END, JVMTI_EVENT_COMPILED_METHOD_LOAD,
+          JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
+      env_->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
+    }
+    env_->DisposeEnvironment();
+  }
+  env_ = nullptr;
+}
+
+}  // namespace jvmkit::walk

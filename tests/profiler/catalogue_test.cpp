@@ -1,0 +1,178 @@
+// The names that cross from the agent into the docs and the launcher: every agent option in the
+// catalogue (options.cpp) is in docs/profiler.md's option table, has its flag in the launcher's
+// usage and is passed on by the launcher; every event is in the docs' event table and the usage;
+// and neither lists one that the agent does not know. So the three cannot drift apart.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "profiler/event_spec.hpp"
+#include "profiler/options.hpp"
+
+namespace jvmkit::prof {
+namespace {
+
+std::string read_source_file(const std::string& relative) {
+  std::ifstream in(std::string(JVMKIT_SOURCE_DIR) + "/" + relative);
+  EXPECT_TRUE(in.good()) << "cannot read " << relative;
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The lines of TEXT after the first line that starts with HEADING, up to the next blank line
+// that follows at least one non-blank line.
+std::vector<std::string> section_lines(const std::string& text, const std::string& heading) {
+  std::istringstream in(text);
+  std::vector<std::string> out;
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside) {
+      inside = line.rfind(heading, 0) == 0;
+      continue;
+    }
+    if (line.empty()) {
+      if (!out.empty()) break;
+      continue;
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+// The first cells of a Markdown table's body rows (header and separator rows left out).
+std::vector<std::string> first_cells(const std::vector<std::string>& table) {
+  std::vector<std::string> cells;
+  for (size_t i = 2; i < table.size(); i++) {
+    const std::string& row = table[i];
+    if (row.rfind("| ", 0) != 0) continue;
+    cells.push_back(row.substr(2, row.find(" |", 2) - 2));
+  }
+  return cells;
+}
+
+// Every `quoted` word of TEXT. (Plain string search: std::regex trips g++ 12's
+// -Wmaybe-uninitialized in the sanitizer builds.)
+std::set<std::string> backquoted(const std::string& text) {
+  std::set<std::string> out;
+  size_t open = text.find('`');
+  while (open != std::string::npos) {
+    size_t close = text.find('`', open + 1);
+    if (close == std::string::npos) break;
+    out.insert(text.substr(open + 1, close - open - 1));
+    open = text.find('`', close + 1);
+  }
+  return out;
+}
+
+// Whether TEXT has WORD as a whole word (not as part of a longer name such as cpu in cpu-clock).
+bool has_word(const std::string& text, const std::string& word) {
+  auto is_name_char = [](char c) { return (c >= 'a' && c <= 'z') || c == '-'; };
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    size_t end = at + word.size();
+    if ((at == 0 || !is_name_char(text[at - 1])) && (end == text.size() || !is_name_char(text[end]))) return true;
+  }
+  return false;
+}
+
+// The first table (its lines, header included) under the Markdown heading HEADING of
+// docs/profiler.md; the section's prose before it is skipped.
+std::vector<std::string> docs_table(const std::string& heading) {
+  std::vector<std::string> table;
+  std::istringstream in(read_source_file("docs/profiler.md"));
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside) {
+      inside = line == heading;
+      continue;
+    }
+    if (line.rfind("|", 0) == 0) {
+      table.push_back(line);
+    } else if (!table.empty()) {
+      break;
+    }
+  }
+  return table;
+}
+
+// The launcher's usage text (the here-document of its usage function).
+std::string launcher_usage() {
+  std::string script = read_source_file("src/profiler/jvmkit");
+  size_t start = script.find("<<'USAGE'\n");
+  size_t end = script.find("\nUSAGE\n", start);
+  EXPECT_NE(start, std::string::npos);
+  EXPECT_NE(end, std::string::npos);
+  if (start == std::string::npos || end == std::string::npos) return "";
+  return script.substr(start, end - start);
+}
+
+// The flags the launcher's usage lists for "profile", e.g. "-e, --event": the lines that start
+// with "  -x, --name".
+std::set<std::string> launcher_flags() {
+  std::set<std::string> flags;
+  for (const std::string& line : section_lines(launcher_usage(), "Options of \"profile\":")) {
+    if (line.rfind("  -", 0) != 0 || line.compare(4, 4, ", --") != 0) continue;
+    flags.insert(line.substr(2, line.find(' ', 8) - 2));
+  }
+  return flags;
+}
+
+TEST(Catalogue, EveryOptionIsInTheDocsAndEveryDocumentedOptionExists) {
+  std::set<std::string> expected;
+  for (const OptionSpec& o : option_specs()) {
+    std::string form(o.key);
+    if (o.takes_value()) form += "=" + std::string(o.value_name);
+    expected.insert("`" + form + "`");
+  }
+  std::vector<std::string> cells = first_cells(docs_table("## Agent options"));
+  std::set<std::string> documented(cells.begin(), cells.end());
+  EXPECT_EQ(documented, expected) << "docs/profiler.md's option table and the option catalogue differ";
+}
+
+TEST(Catalogue, EveryOptionHasALauncherFlagAndEveryLauncherFlagAnOption) {
+  std::set<std::string> expected = {"-h, --help"};  // the launcher's own
+  for (const OptionSpec& o : option_specs()) expected.insert(std::string(o.launcher_flags));
+  EXPECT_EQ(launcher_flags(), expected) << "the launcher's usage and the option catalogue differ";
+}
+
+TEST(Catalogue, TheLauncherPassesEveryOptionToTheAgent) {
+  std::string script = read_source_file("src/profiler/jvmkit");
+  for (const OptionSpec& o : option_specs()) {
+    // The agent's option list is built as opts="file=...", then opts="$opts,key..." per option.
+    std::string key(o.key);
+    std::string end = o.takes_value() ? "=" : "\"";
+    bool passed = script.find("opts=\"" + key + end) != std::string::npos ||
+                  script.find("opts=\"$opts," + key + end) != std::string::npos;
+    EXPECT_TRUE(passed) << "the launcher never passes " << key;
+  }
+}
+
+TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
+  std::set<std::string> known;
+  for (const EventSpec& e : all_events()) known.insert(std::string(e.name));
+  std::set<std::string> documented;
+  for (const std::string& cell : first_cells(docs_table("## Events"))) {
+    for (const std::string& name : backquoted(cell)) documented.insert(name);
+  }
+  EXPECT_EQ(documented, known) << "docs/profiler.md's event table and the event table differ";
+  std::string usage = launcher_usage();
+  for (const std::string& name : known) {
+    EXPECT_TRUE(has_word(usage, name)) << "the launcher's usage does not list event " << name;
+  }
+}
+
+TEST(Catalogue, MessagesListEveryName) {
+  EXPECT_EQ(option_names(), "event, interval, file, format, threads, ann, signal");
+  std::string events;
+  for (const EventSpec& e : all_events()) events += (events.empty() ? "" : ", ") + std::string(e.name);
+  EXPECT_EQ(event_names(), events);
+}
+
+}  // namespace
+}  // namespace jvmkit::prof
