@@ -39,7 +39,7 @@ class SnapshotCell {
   SnapshotCell(const SnapshotCell&) = delete;
   SnapshotCell& operator=(const SnapshotCell&) = delete;
 
-  // A read-side critical section. Async-signal-safe. get() is nullptr before the first publish.
+  // A read-side critical section. get() is nullptr before the first publish.
   class Reader {
    public:
     JVMKIT_SIGNAL_SAFE explicit Reader(const SnapshotCell& cell) noexcept : cell_(cell) {

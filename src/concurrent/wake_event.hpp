@@ -45,7 +45,7 @@ class WakeEvent {
     waiters_.fetch_sub(1, std::memory_order_seq_cst);
   }
 
-  // Async-signal-safe. Wakes the waiter, if any.
+  // Wakes the waiter, if any.
   JVMKIT_SIGNAL_SAFE void notify() noexcept {
     word_.fetch_add(1, std::memory_order_seq_cst);
     if (waiters_.load(std::memory_order_seq_cst) != 0) futex_wake(&word_);
@@ -64,11 +64,11 @@ class WakeEvent {
     napping_.store(0, std::memory_order_seq_cst);
   }
 
-  // Async-signal-safe. Whether a nap is under way (a plain load: producers check it before they
+  // Whether a nap is under way (a plain load: producers check it before they
   // compute whether to urge).
   JVMKIT_SIGNAL_SAFE bool napping() const noexcept { return napping_.load(std::memory_order_seq_cst) != 0; }
 
-  // Async-signal-safe. Ends the current nap, if any: one syscall per nap at most, however many
+  // Ends the current nap, if any: one syscall per nap at most, however many
   // producers urge it.
   JVMKIT_SIGNAL_SAFE void urge() noexcept {
     if (napping_.load(std::memory_order_seq_cst) == 0) return;

@@ -63,7 +63,7 @@ void scan_prologue(const uint8_t* start, size_t size, CodeRange* r);
 class CodeSnapshot {
  public:
   explicit CodeSnapshot(std::vector<CodeRange> ranges) : ranges_(std::move(ranges)) {}
-  // Async-signal-safe: the innermost range containing PC, or nullptr.
+  // The innermost range containing PC, or nullptr.
   JVMKIT_SIGNAL_SAFE const CodeRange* find(uintptr_t pc) const noexcept;
   size_t size() const noexcept { return ranges_.size(); }
 

@@ -24,7 +24,6 @@ struct Counters {
   std::atomic<int64_t> rejected{0};
   std::atomic<int64_t> rejected_by_reason[JVMKIT_REJECT_REASON_COUNT]{};
 
-  // Async-signal-safe.
   JVMKIT_SIGNAL_SAFE void count_accepted() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
     pending.fetch_add(1, std::memory_order_seq_cst);

@@ -51,7 +51,7 @@ struct Request {
 
   // Gives every field but the two arrays its starting value, so that nothing of the slot's
   // previous request survives into this one (the arrays are read only up to their counts, which
-  // start at 0). A field added above gets its starting value here. Async-signal-safe.
+  // start at 0). A field added above gets its starting value here.
   JVMKIT_SIGNAL_SAFE void begin(RequestKind kind_, const jvmtiStackTraceCallbacks& callbacks_, void* user_data_,
                                 JNIEnv* jni_) noexcept {
     kind = kind_;
@@ -122,7 +122,7 @@ class RequestPool {
   JVMKIT_SIGNAL_SAFE uint64_t taken() const noexcept { return ready_.pop_position(); }
 
  private:
-  // Producer side (through Producer). Async-signal-safe. Takes a free slot and begins a request in it (Request::begin):
+  // Producer side (through Producer). Takes a free slot and begins a request in it (Request::begin):
   // the one way every path starts a request. Returns nullptr when the pool is exhausted.
   JVMKIT_SIGNAL_SAFE Request* begin(uint32_t* index, RequestKind kind, const jvmtiStackTraceCallbacks& callbacks,
                                     void* user_data, JNIEnv* jni) noexcept {
@@ -130,7 +130,7 @@ class RequestPool {
     if (request != nullptr) request->begin(kind, callbacks, user_data, jni);
     return request;
   }
-  // Async-signal-safe. Hands a filled slot to the delivery thread and wakes it if it waits, or
+  // Hands a filled slot to the delivery thread and wakes it if it waits, or
   // if it naps while a quarter of the pool is already waiting for it.
   JVMKIT_SIGNAL_SAFE void publish(uint32_t index) noexcept {
     JVMKIT_DCHECK(index < slots_count_);
@@ -143,7 +143,7 @@ class RequestPool {
     // napping() first: it changes once per nap, while taken() changes with every delivery.
     if (wake_.napping() && backlog_is_urgent()) wake_.urge();
   }
-  // Async-signal-safe. Gives back a slot that was begun but will not be published.
+  // Gives back a slot that was begun but will not be published.
   JVMKIT_SIGNAL_SAFE void abandon(uint32_t index) noexcept {
     JVMKIT_DCHECK(index < slots_count_);
     free_.push(index);

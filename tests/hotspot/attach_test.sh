@@ -8,7 +8,8 @@
 #   - a JVM in its own mount and PID namespaces with its own /tmp, reached through /proc/<pid>/root.
 set -u
 tool=$1 agent=$2 java=$3 classes=$4
-work=$(mktemp -d /tmp/jvmkit-attach.XXXXXX)
+# Outside /tmp: the namespace case mounts a /tmp of its own over it.
+work=$(mktemp -d /var/tmp/jvmkit-attach.XXXXXX)
 chmod 777 "$work"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
@@ -71,8 +72,11 @@ fi
 
 if [ "$(id -u)" -eq 0 ] && unshare --mount --pid --fork true 2>/dev/null; then
   echo "== a JVM in its own mount and PID namespaces, with its own /tmp"
+  # The JVM's /tmp is a new tmpfs, which hides whatever the build tree has under /tmp: it gets
+  # copies of the classes and the agent in $work.
+  cp -r "$classes" "$work/classes" && cp "$agent" "$work/agent.so"
   unshare --mount --pid --fork --mount-proc sh -c \
-    "mount -t tmpfs tmpfs /tmp && exec '$java' -cp '$classes' jvmkit.test.hotspot.AttachTargetMain 30" \
+    "mount -t tmpfs tmpfs /tmp && exec '$java' -cp '$work/classes' jvmkit.test.hotspot.AttachTargetMain 30" \
     >"$work/ns.out" 2>&1 &
   outer=$!
   pids+=("$outer")
@@ -81,7 +85,8 @@ if [ "$(id -u)" -eq 0 ] && unshare --mount --pid --fork true 2>/dev/null; then
   jpid=$(pgrep -f "AttachTargetMain" | while read -r p; do grep -q "NSpid:.*[[:space:]]1$" /proc/$p/status && echo "$p"; done | head -1)
   pids+=("$jpid")
   echo "java in the namespace: host pid $jpid, $(grep NSpid /proc/"$jpid"/status)"
-  "$tool" "$jpid" load "$agent" "file=/tmp/ns-loaded" >"$work/nsload" 2>&1
+  [ -n "$jpid" ] || { echo "the JVM in the namespaces did not start: $(head -5 "$work/ns.out")"; }
+  "$tool" "$jpid" load "$work/agent.so" "file=/tmp/ns-loaded" >"$work/nsload" 2>&1
   check "agent loaded into a JVM in other namespaces" grep -q "agent result: 0" "$work/nsload"
   check "its file is in the JVM's own /tmp" test -f "/proc/$jpid/root/tmp/ns-loaded"
   check "and not in ours" test ! -e /tmp/ns-loaded

@@ -51,7 +51,7 @@ JVMKIT_SIGNAL_SAFE inline void leave_gate(CaptureState& s) noexcept {
 // is still starting, that first thread-local read mallocs.
 JVMKIT_SIGNAL_SAFE JNIEnv* current_jni(JavaVM* vm) noexcept;
 
-// Requests a trace of the current thread (thread == NULL in the API). Async-signal-safe.
+// Requests a trace of the current thread (thread == NULL in the API).
 // With ucontext: AsyncGetCallTrace runs here, into the slot. Without: the slot records only who
 // asked, and the delivery thread serves it with GetStackTrace (biased).
 JVMKIT_SIGNAL_SAFE jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks,
