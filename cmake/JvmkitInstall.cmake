@@ -3,7 +3,7 @@
 #   lib/libjvmkit_*.so, lib/libjvmkit_*.a   the libraries
 #   lib/cmake/jvmkit/                       CMake package: find_package(jvmkit) -> jvmkit::<name>
 #   lib/pkgconfig/jvmkit-<name>.pc          pkg-config, one file per library
-#   bin/                                    tools (the jvmkit launcher)
+#   bin/                                    tools (jvmkit, the profiler's command-line tool)
 # Components call jvmkit_install_library() for each library they ship.
 
 include(CMakePackageConfigHelpers)

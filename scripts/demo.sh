@@ -16,7 +16,7 @@ java_home=/usr/lib/jvm/java-17-openjdk-amd64
 classes=build/release/classes/java_demo
 launcher=build/release/src/profiler/jvmkit
 mkdir -p out
-# The launcher adds -agentpath:libjvmkit_prof.so=... to the java command (docs/profiler.md):
+# jvmkit profile adds -agentpath:libjvmkit_prof.so=... to the java command (docs/profiler.md):
 # CPU-time sampling at 1 ms, one thread-split HTML flame graph. The profiler prints its report
 # (samples requested/delivered/failed/dropped, top methods) on stderr when the JVM exits.
 "$launcher" profile -e cpu -i 1ms -t -o out/demo-flamegraph.html -- \

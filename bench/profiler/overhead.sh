@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Profiler overhead: wall time of a fixed single-threaded workload
-# (jvmkit.test.profiler.OverheadWorkload) without the profiler, with event=cpu at 10 ms and at 1 ms,
-# on each JDK. The three configurations are interleaved in a random order in every repetition, so
-# that load from elsewhere hits them alike; the ratio is taken between medians (and between minima,
-# the least disturbed runs) of the same invocation of this script.
+# (jvmkit.test.profiler.OverheadWorkload) without the profiler, with event=cpu at 10 ms and at 1 ms
+# started with the JVM (-agentpath), and the same two attached to the running JVM by `jvmkit start`
+# after its warm-up ("attach 10ms", "attach 1ms"), on each JDK. Every run waits after its warm-up
+# until it is told to go (the window the attached configurations attach in), so the timed phases
+# are alike. The configurations are interleaved in a random order in every repetition, so that
+# load from elsewhere hits them alike; the ratio is taken between medians (and between minima, the
+# least disturbed runs) of the same invocation of this script.
 #
 # Usage: bench/profiler/overhead.sh [BUILD_DIR] [REPETITIONS] [ROUNDS]
 #   defaults: build/prof, 7 repetitions, 3s
@@ -13,7 +16,7 @@
 #   the count; JDK 25 does the same rounds ~1.8x faster than JDK 17: a fixed count gives it a
 #   shorter timed phase, on which any fixed cost and noise weigh more). The chosen count is
 #   printed and, per JDK, used alike with and without the profiler.
-# Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler
+# Build first: cmake --build BUILD_DIR --target jvmkit_prof jvmkit java_test_profiler
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build/prof}
@@ -21,8 +24,11 @@ reps=${2:-7}
 rounds_arg=${3:-3s}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 agent="$build/src/profiler/libjvmkit_prof.so"
+jvmkit="$build/src/profiler/jvmkit"
 classes="$build/classes/java_test_profiler"
-[ -f "$agent" ] && [ -d "$classes" ] || { echo "build first: cmake --build $build --target jvmkit_prof java_test_profiler"; exit 1; }
+[ -f "$agent" ] && [ -x "$jvmkit" ] && [ -d "$classes" ] ||
+  { echo "build first: cmake --build $build --target jvmkit_prof jvmkit java_test_profiler"; exit 1; }
+configs=(none 10ms 1ms attach-10ms attach-1ms)
 jdks=(/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -40,21 +46,30 @@ rounds_for() {
 }
 
 run() {  # run JDK CONFIG -> "elapsed_ns cpu_ns"
-  local java=$1/bin/java config=$2 line
-  if [ "$config" = none ]; then
-    line=$("$java" -cp "$classes" jvmkit.test.profiler.OverheadWorkload "$rounds")
-  else
-    line=$("$java" "-agentpath:$agent=event=cpu,interval=$config,file=$out/p.collapsed" -cp "$classes" \
-      jvmkit.test.profiler.OverheadWorkload "$rounds" 2>"$out/report.txt")
-  fi
-  awk '{print $2, $4}' <<<"$line"
+  local java=$1/bin/java config=$2 agent_args=() pid
+  rm -f "$out/ready" "$out/go" "$out/line"
+  case "$config" in
+    none | attach-*) ;;
+    *) agent_args=("-agentpath:$agent=event=cpu,interval=$config,file=$out/p.collapsed") ;;
+  esac
+  "$java" "${agent_args[@]}" -cp "$classes" jvmkit.test.profiler.OverheadWorkload "$rounds" "$out/ready" "$out/go" \
+    >"$out/line" 2>"$out/report.txt" &
+  pid=$!
+  while [ ! -e "$out/ready" ]; do sleep 0.01; done
+  case "$config" in
+    attach-*) "$jvmkit" start -e cpu -i "${config#attach-}" -o "$out/p.collapsed" "$pid" >/dev/null 2>&1 ||
+      { echo "jvmkit start failed" >&2; exit 1; } ;;
+  esac
+  touch "$out/go"
+  wait "$pid"
+  awk '{print $2, $4}' "$out/line"
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 minimum() { sort -n | head -1; }
 
 echo "# jvmkit profiler overhead: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# $reps repetitions x {none, cpu 10ms, cpu 1ms}, rounds per run: $rounds_arg"
+echo "# $reps repetitions x {${configs[*]}}, rounds per run: $rounds_arg"
 echo
 echo "| JDK | rounds | config | median wall (s) | min wall (s) | median CPU (s) | wall ratio (median) | wall ratio (min) | CPU ratio (median) |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -63,9 +78,9 @@ for jdk in "${jdks[@]}"; do
   [ -x "$jdk/bin/java" ] || { echo "| $(basename "$jdk") | skipped: not installed |"; continue; }
   version=$("$jdk/bin/java" -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
   rounds=$(rounds_for "$jdk")
-  : >"$out/none" ; : >"$out/10ms" ; : >"$out/1ms"
+  for config in "${configs[@]}"; do : >"$out/$config"; done
   for ((r = 0; r < reps; r++)); do
-    for config in $(printf '%s\n' none 10ms 1ms | shuf); do
+    for config in $(printf '%s\n' "${configs[@]}" | shuf); do
       run "$jdk" "$config" >>"$out/$config"
       if [ "$config" = 1ms ]; then cp "$out/report.txt" "$out/report.1ms"; fi
     done
@@ -77,7 +92,7 @@ for jdk in "${jdks[@]}"; do
   base_med=$(cut -d' ' -f1 "$out/none" | median)
   base_min=$(cut -d' ' -f1 "$out/none" | minimum)
   base_cpu=$(cut -d' ' -f2 "$out/none" | median)
-  for config in none 10ms 1ms; do
+  for config in "${configs[@]}"; do
     med=$(cut -d' ' -f1 "$out/$config" | median)
     min=$(cut -d' ' -f1 "$out/$config" | minimum)
     cpu=$(cut -d' ' -f2 "$out/$config" | median)

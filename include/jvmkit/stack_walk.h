@@ -134,7 +134,8 @@ JVMKIT_WALK_EXPORT jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, 
  * Returns JVMTI_ERROR_NONE; JVMTI_ERROR_NULL_POINTER for a NULL env; JVMTI_ERROR_NOT_AVAILABLE when
  * the JVM lacks what is needed (AsyncGetCallTrace is not exported, no JavaVM is known yet, see
  * JvmkitSetJavaVM, or HotSpot's thread key, which signal handlers need, cannot be found) or it is
- * already enabled; JVMTI_ERROR_WRONG_PHASE when called in the dead phase;
+ * already enabled; JVMTI_ERROR_OUT_OF_MEMORY when the request pool (sized for the depth limit, see
+ * JvmkitSetMaxStackDepth) cannot be mapped; JVMTI_ERROR_WRONG_PHASE when called in the dead phase;
  * JVMTI_ERROR_UNATTACHED_THREAD when called in the live phase from a thread not attached to the JVM;
  * another JVMTI error if jvmkit's own environment cannot be set up (nothing stays enabled then). */
 JVMKIT_WALK_EXPORT jvmtiError EnableRequestStackTrace(jvmtiEnv* env);
@@ -167,6 +168,52 @@ JVMKIT_WALK_EXPORT jvmtiError DisablesRequestStackTrace(jvmtiEnv* env);
  * a Java agent's premain). Returns JVMTI_ERROR_NULL_POINTER for a NULL vm, else JVMTI_ERROR_NONE.
  * Call it before EnableRequestStackTrace, not concurrently with it. */
 JVMKIT_WALK_EXPORT jvmtiError JvmkitSetJavaVM(JavaVM* vm);
+
+/* ------------------------------------------------------------------------------------------------
+ * Extension: stack depth and truncation. A trace holds at most a set number of frames: those
+ * nearest the top (the executing frame first). A thread with more frames gets a trace cut at the
+ * root end, flagged truncated. Truncation is exact: jvmkit walks one frame more than the limit
+ * (AsyncGetCallTrace and, on the biased path, GetStackTrace), so a stack of exactly the limit is
+ * delivered whole and not flagged. See docs/stack_walk.md "Stack depth and truncation".
+ * ---------------------------------------------------------------------------------------------- */
+
+/* The depth limit until JvmkitSetMaxStackDepth is called, and the range it accepts. */
+#define JVMKIT_STACK_DEPTH_DEFAULT 2048
+#define JVMKIT_STACK_DEPTH_MIN 1
+#define JVMKIT_STACK_DEPTH_MAX 65536
+
+/* Sets the most frames a delivered trace holds: max_frames from JVMKIT_STACK_DEPTH_MIN (1) to
+ * JVMKIT_STACK_DEPTH_MAX (65536); JVMKIT_STACK_DEPTH_DEFAULT (2048) until called. It takes effect
+ * at the next EnableRequestStackTrace and holds for every later one until set again (Disable keeps
+ * it). Returns:
+ *  JVMTI_ERROR_NONE
+ *  JVMTI_ERROR_ILLEGAL_ARGUMENT  max_frames is out of range (checked first; nothing changes).
+ *  JVMTI_ERROR_WRONG_PHASE       the walker is enabled: from EnableRequestStackTrace (also one made
+ *                                in Agent_OnLoad that waits for VMInit) until DisableRequestStackTrace
+ *                                has returned; nothing changes. Enable sizes the request pool for
+ *                                the limit, so the limit changes only between sessions: call this
+ *                                before Enable, or after Disable.
+ * Memory: Enable maps the pool's frames at once, 16 bytes a frame, max_frames + 1 frames for each of
+ * clamp(1,049,600 / (max_frames + 1), 64, 1024) slots: about 16 MiB of address space for limits up to
+ * 16,399 frames (1,024 slots up to a limit of 1,024, 512 at the default 2,048, 128 at 8,192), then
+ * 64 slots, 64 MiB at 65,536. Only the pages traces write are backed (a freed slot is the first
+ * reused), so resident memory follows the depth of the stacks sampled and the requests waiting at
+ * once, not the limit. The delivery thread adds 20 bytes per frame of the limit. Costs beyond
+ * memory: fewer slots, so bursts fill the pool sooner (JVMTI_ERROR_OUT_OF_MEMORY from
+ * RequestStackTrace); and a capture in a signal handler walks up to max_frames + 1 frames.
+ * Any thread, also inside a stack-trace callback (where it returns JVMTI_ERROR_WRONG_PHASE); not
+ * from a signal handler. Not concurrently with Enable or Disable (while one of them runs it may
+ * return JVMTI_ERROR_WRONG_PHASE). */
+JVMKIT_WALK_EXPORT jvmtiError JvmkitSetMaxStackDepth(jint max_frames);
+
+/* Called inside beginStackTrace, stackFrame or endStackTrace, on the thread that runs them:
+ * JNI_TRUE when the trace being delivered was truncated at the depth limit (the thread had more
+ * frames than the limit; the trace holds the limit's number of frames nearest the top and lacks
+ * those at the root end, down to the frame the thread started with). The same answer in every
+ * callback of one trace, also when the frame callback stopped it early. JNI_FALSE for a trace with
+ * all its frames (also one of exactly the limit), inside a failure callback, and anywhere else.
+ * Truncated traces are counted (jvmkitStackWalkCounters.truncated). Never fails. */
+JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceTruncated(void);
 
 /* ------------------------------------------------------------------------------------------------
  * Extension: accounting. Every accepted request ends in exactly one outcome, so at any moment
@@ -214,6 +261,8 @@ typedef struct {
   jlong failed_by_reason[JVMKIT_FAILURE_REASON_COUNT];
   jlong rejected; /* requests that returned an error */
   jlong rejected_by_reason[JVMKIT_REJECT_REASON_COUNT];
+  jlong truncated; /* delivered traces truncated at the depth limit (JvmkitCurrentTraceTruncated);
+                      last, so that the fields above keep their offsets */
 } jvmkitStackWalkCounters;
 
 /* Copies the counters, totals since the library was loaded (they survive Disable/Enable cycles),

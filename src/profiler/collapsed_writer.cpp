@@ -4,7 +4,7 @@
 
 namespace jvmkit::prof {
 
-std::string collapsed_text(const Profile& profile, bool annotate) {
+std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window) {
   // Merge by name: two tree nodes whose paths print the same (e.g. the same method at different
   // lines, or JIT and interpreted copies without annotation) are one line.
   std::map<std::string, int64_t> lines;
@@ -31,6 +31,9 @@ std::string collapsed_text(const Profile& profile, bool annotate) {
     for (uint32_t child : n.children) stack.push_back({child, path.size()});
   }
   std::string out;
+  // flamegraph.pl and speedscope skip a line that does not end in a count; a window's time goes
+  // there, so a directory of windows can be put in order and stitched together.
+  if (window != nullptr) out += "# jvmkit profile: " + window->event + ", from " + window_text(*window) + "\n";
   for (const auto& [stack_text, count] : lines) {
     out += stack_text;
     out += ' ';

@@ -139,6 +139,7 @@ std::string html_text(const Profile& profile, const RunInfo& info) {
   emit(root, names, &data);
   data += '}';
   std::string text = info.event + ", " + std::to_string(profile.total_samples()) + " samples";
+  if (info.start_time_ns > 0) text += ", from " + window_text(info);
   std::string info_json;
   json_string(&info_json, text);
 

@@ -52,9 +52,17 @@ std::string class_name_from_signature(const char* signature) {
   return name;
 }
 
-MethodResolver::Entry& MethodResolver::lookup(jmethodID method) {
+void MethodResolver::reset(Profile* profile) {
+  profile_ = profile;
+  cache_ = {};  // frees the buckets too, unlike clear()
+}
+
+// The cached entry of METHOD, looked up and cached on a miss; null when it is not cached and
+// cannot be (the cache or the profile's method table is full).
+const MethodResolver::Entry* MethodResolver::lookup(jmethodID method) {
   auto it = cache_.find(method);
-  if (it != cache_.end()) return it->second;
+  if (it != cache_.end()) return &it->second;
+  if (cache_.size() >= profile_->limits().max_methods || profile_->methods_full()) return nullptr;
 
   std::string class_name = "?";
   std::string method_name = "?";
@@ -91,21 +99,28 @@ MethodResolver::Entry& MethodResolver::lookup(jmethodID method) {
   jint count = 0;
   jvmtiLineNumberEntry* table = nullptr;
   if (jvmti_->GetLineNumberTable(method, &count, &table) == JVMTI_ERROR_NONE) {
+    entry.lines.reserve(static_cast<size_t>(count));
     for (jint i = 0; i < count; i++) entry.lines.emplace_back(table[i].start_location, table[i].line_number);
     std::sort(entry.lines.begin(), entry.lines.end());
     jvmti_->Deallocate(reinterpret_cast<unsigned char*>(table));
   }
   entry.method = profile_->add_method(class_name + "." + method_name, file);
-  return cache_.emplace(method, std::move(entry)).first->second;
+  if (profile_->is_overflow_method(entry.method)) entry.lines.clear();  // a line of no known method
+  return &cache_.emplace(method, std::move(entry)).first->second;
 }
 
 void MethodResolver::resolve(jmethodID method, jlocation bci, uint32_t* method_index, int32_t* line) {
-  Entry& e = lookup(method);
-  *method_index = e.method;
   *line = 0;
-  if (bci < 0 || e.lines.empty()) return;
-  auto it = std::upper_bound(e.lines.begin(), e.lines.end(), std::make_pair(bci, static_cast<jint>(INT32_MAX)));
-  if (it != e.lines.begin()) *line = (it - 1)->second;
+  const Entry* e = lookup(method);
+  if (e == nullptr) {
+    overflowed_++;
+    *method_index = profile_->overflow_method();
+    return;
+  }
+  *method_index = e->method;
+  if (bci < 0 || e->lines.empty()) return;
+  auto it = std::upper_bound(e->lines.begin(), e->lines.end(), std::make_pair(bci, static_cast<jint>(INT32_MAX)));
+  if (it != e->lines.begin()) *line = (it - 1)->second;
 }
 
 }  // namespace jvmkit::prof

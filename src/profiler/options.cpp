@@ -69,6 +69,20 @@ bool is_sampling_signal_allowed(int sig) {
 
 int default_signal() { return SIGRTMIN + 6; }
 
+const char* action_name(Action a) {
+  switch (a) {
+    case Action::kStart:
+      return "start";
+    case Action::kStop:
+      return "stop";
+    case Action::kDump:
+      return "dump";
+    case Action::kStatus:
+      return "status";
+  }
+  return "?";
+}
+
 Error parse_duration(std::string_view text, int64_t* ns) {
   size_t digits = 0;
   while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') digits++;
@@ -120,6 +134,7 @@ struct OptionParse {
   bool interval_given = false;
   bool format_given = false;
   bool signal_given = false;
+  bool action_given = false;
 };
 
 namespace {
@@ -180,13 +195,78 @@ Error set_signal(std::string_view value, OptionParse& p) {
   return Error::ok();
 }
 
+Error set_action(Action action, OptionParse& p) {
+  if (p.action_given && p.out->action != action) {
+    return Error(std::string("only one of start, stop, dump, status may be given (already ") +
+                 action_name(p.out->action) + ")");
+  }
+  p.out->action = action;
+  p.action_given = true;
+  return Error::ok();
+}
+Error set_start(std::string_view, OptionParse& p) { return set_action(Action::kStart, p); }
+Error set_stop(std::string_view, OptionParse& p) { return set_action(Action::kStop, p); }
+Error set_dump(std::string_view, OptionParse& p) { return set_action(Action::kDump, p); }
+Error set_status(std::string_view, OptionParse& p) { return set_action(Action::kStatus, p); }
+
+Error set_reply(std::string_view value, OptionParse& p) {
+  if (value.front() != '/') return Error("must be an absolute path");
+  p.out->reply = std::string(value);
+  return Error::ok();
+}
+
+Error set_loop(std::string_view value, OptionParse& p) {
+  if (Error e = parse_duration(value, &p.out->loop_ns)) return e;
+  if (p.out->loop_ns < kMinLoopNs) return Error("too short (the shortest window is 1s)");
+  return Error::ok();
+}
+
+Error set_bounded_int(std::string_view value, int64_t low, int64_t high, int64_t* out) {
+  int64_t v = 0;
+  if (!parse_int64(value, &v)) return Error("not a number");
+  if (v < low || v > high) return Error("out of range (" + std::to_string(low) + ".." + std::to_string(high) + ")");
+  *out = v;
+  return Error::ok();
+}
+
+Error set_keep(std::string_view value, OptionParse& p) {
+  int64_t v = 0;
+  if (Error e = set_bounded_int(value, 1, 1'000'000, &v)) return e;
+  p.out->keep = static_cast<int>(v);
+  return Error::ok();
+}
+
+Error set_depth(std::string_view value, OptionParse& p) {
+  int64_t v = 0;
+  if (Error e = set_bounded_int(value, 1, kMaxDepth, &v)) return e;
+  p.out->depth = static_cast<int>(v);
+  return Error::ok();
+}
+
+Error set_max_stacks(std::string_view value, OptionParse& p) {
+  return set_bounded_int(value, 1000, int64_t{1} << 31, &p.out->max_stacks);
+}
+
 // The option catalogue: the one list of agent options. The parser, its "known: ..." message and the
 // unit test that holds docs/profiler.md and the launcher's usage to it all read this table.
 constexpr OptionSpec kOptions[] = {
-    {"event", "NAME", "-e, --event", set_event},   {"interval", "N", "-i, --interval", set_interval},
-    {"file", "PATH", "-o, --output", set_file},    {"format", "F", "-f, --format", set_format},
-    {"threads", "", "-t, --threads", set_threads}, {"ann", "", "-a, --annotate", set_annotate},
+    {"event", "NAME", "-e, --event", set_event},
+    {"interval", "N", "-i, --interval", set_interval},
+    {"file", "PATH", "-o, --output", set_file},
+    {"format", "F", "-f, --format", set_format},
+    {"threads", "", "-t, --threads", set_threads},
+    {"ann", "", "-a, --annotate", set_annotate},
     {"signal", "N", "-s, --signal", set_signal},
+    {"loop", "DURATION", "--loop", set_loop},
+    {"keep", "N", "--keep", set_keep},
+    {"depth", "N", "--depth", set_depth},
+    {"max_stacks", "N", "--max-stacks", set_max_stacks},
+    // Set by the command-line tool itself, from its command word and for its answer.
+    {"start", "", "", set_start},
+    {"stop", "", "", set_stop},
+    {"dump", "", "", set_dump},
+    {"status", "", "", set_status},
+    {"reply", "PATH", "", set_reply},
 };
 
 const OptionSpec* find_option(std::string_view key) {
@@ -259,6 +339,13 @@ Error parse_options(const char* text, int pid, Options* out) {
   if (p.interval_given) {
     if (Error e = parse_interval(p.interval_text, *out->event, &out->interval)) return e;
   }
+  out->file_given = !out->file.empty();
+  if (out->loop_ns > 0 && out->file.find("%t") == std::string::npos) {
+    return Error(
+        "loop: needs file= with %t in it (the window's start time), or every window would overwrite the "
+        "last");
+  }
+  if (out->keep > 0 && out->loop_ns == 0) return Error("keep=" + std::to_string(out->keep) + ": only with loop=");
   if (!p.format_given && !out->file.empty()) out->format = format_from_file(out->file);
   if (out->file.empty()) out->file = "jvmkit-profile-" + std::to_string(pid) + extension_for(out->format);
   if (!p.signal_given) out->signal = out->event->engine == EngineKind::kItimer ? SIGPROF : default_signal();

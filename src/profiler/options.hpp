@@ -18,6 +18,18 @@ namespace jvmkit::prof {
 
 enum class OutputFormat { kCollapsed, kHtml, kPprof };
 
+// What a load of the agent asks for. At JVM start (-agentpath) only kStart; through the attach
+// mechanism (Agent_OnAttach) any of them: that is how `jvmkit start|stop|dump|status` reach it.
+enum class Action { kStart, kStop, kDump, kStatus };
+
+// Limits of the stack depth option (the stack-walk library's JvmkitSetMaxStackDepth range).
+constexpr int kDefaultDepth = 2048;
+constexpr int kMaxDepth = 65536;
+// The profile's default bound between dumps, in distinct call-tree nodes.
+constexpr int64_t kDefaultMaxStacks = 1'000'000;
+// The shortest continuous-mode window.
+constexpr int64_t kMinLoopNs = 1'000'000'000;
+
 struct Options {
   const EventSpec* event = nullptr;  // never null after a successful parse
   int64_t interval = 0;              // ns (time events) or a count; the event's default when not given
@@ -26,7 +38,16 @@ struct Options {
   bool threads = false;
   bool annotate = false;
   int signal = 0;  // never 0 after a successful parse
+  Action action = Action::kStart;
+  bool file_given = false;                 // file= was in the list (stop/dump without it use the run's file)
+  std::string reply;                       // attach only: where the answer goes (a new file), "" for stderr
+  int64_t loop_ns = 0;                     // continuous mode: window length, 0 = one profile per run
+  int keep = 0;                            // continuous mode: window files kept, 0 = all
+  int depth = kDefaultDepth;               // most frames of a stack
+  int64_t max_stacks = kDefaultMaxStacks;  // the profile's bound between dumps (call-tree nodes)
 };
+
+const char* action_name(Action a);
 
 // What parse_options keeps while it reads the list (defined in options.cpp).
 struct OptionParse;
@@ -48,6 +69,7 @@ std::span<const OptionSpec> option_specs();
 const std::string& option_names();
 
 // Parses TEXT (may be null or empty: all defaults). PID names the default output file.
+// FILE may hold %p (PID), %t (the profile's start time) and %%; loop= needs %t in it.
 // On failure OUT is unspecified and the Error's message names the option at fault, e.g.
 //   "interval=10xs: unknown unit 'xs' (use ns, us, ms or s)".
 Error parse_options(const char* text, int pid, Options* out);

@@ -2,8 +2,36 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 namespace jvmkit::prof {
+
+namespace {
+
+// The bytes glibc's malloc takes for a request of N: an 8-byte header, 16-byte alignment, 32 at
+// least. An estimate for other allocators too; large blocks (mmap) round to pages instead, which
+// is lost in their size.
+size_t heap_block(size_t n) { return n == 0 ? 0 : std::max<size_t>(32, (n + 8 + 15) & ~size_t{15}); }
+
+// The heap block of a string, 0 when it is held inside the object (the short-string buffer).
+size_t string_heap(const std::string& s) {
+  static const size_t kInline = std::string().capacity();
+  return s.capacity() > kInline ? heap_block(s.capacity() + 1) : 0;
+}
+
+size_t saturating_add(size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; }
+
+// Grows V's capacity for one more element, doubling as push_back would, but never past BOUND: a
+// vector that may only ever hold BOUND elements must not take twice their memory for its last
+// doubling.
+template <typename T>
+void reserve_one_more(std::vector<T>* v, size_t bound) {
+  if (v->size() < v->capacity()) return;
+  const size_t doubled = std::max<size_t>(16, v->capacity() * 2);
+  v->reserve(std::max(std::min(doubled, bound), v->size() + 1));
+}
+
+}  // namespace
 
 const char* frame_type_suffix(FrameType type) {
   switch (type) {
@@ -16,6 +44,7 @@ const char* frame_type_suffix(FrameType type) {
     case FrameType::kNative:
       return "_[n]";
     case FrameType::kThread:
+    case FrameType::kSynthetic:
       return "";
   }
   return "";
@@ -27,32 +56,119 @@ size_t Profile::ChildKeyHash::operator()(const ChildKey& k) const {
   return static_cast<size_t>(h * 0xBF58476D1CE4E5B9ull >> 7);
 }
 
-Profile::Profile() { nodes_.emplace_back(); }
+Profile::Profile(ProfileLimits limits) : limits_(limits) {
+  // Node indices are 32-bit: max_nodes + overflow_nodes + 1 must fit.
+  limits_.max_nodes = std::clamp<size_t>(limits_.max_nodes, 1, UINT32_MAX / 2);
+  limits_.overflow_nodes = std::min<size_t>(limits_.overflow_nodes, UINT32_MAX / 4);
+  nodes_.emplace_back();
+}
+
+bool Profile::methods_full() const {
+  return added_methods_ >= limits_.max_methods || method_bytes_ >= limits_.max_method_bytes;
+}
 
 uint32_t Profile::add_method(std::string name, std::string file) {
+  const size_t bytes = name.size() + file.size();
+  // method_bytes_ <= max_method_bytes always (a method is added only when it fits).
+  if (methods_full() || bytes > limits_.max_method_bytes - method_bytes_) {
+    methods_refused_++;
+    return overflow_method();
+  }
+  added_methods_++;
+  method_bytes_ += bytes;
+  return push_method(std::move(name), std::move(file));
+}
+
+uint32_t Profile::push_method(std::string name, std::string file) {
+  reserve_one_more(&methods_, saturating_add(limits_.max_methods, 2));
+  // Names are often built by concatenation, with spare capacity: the table keeps them for the
+  // whole window, so they are trimmed once here.
+  name.shrink_to_fit();
+  file.shrink_to_fit();
+  method_heap_bytes_ += string_heap(name) + string_heap(file);
   methods_.push_back(Method{std::move(name), std::move(file)});
   return static_cast<uint32_t>(methods_.size() - 1);
+}
+
+uint32_t Profile::overflow_method() {
+  if (overflow_method_ == kNone) overflow_method_ = push_method(kOverflowName, "");
+  return overflow_method_;
+}
+
+uint32_t Profile::truncated_method() {
+  if (truncated_method_ == kNone) truncated_method_ = push_method(kTruncatedName, "");
+  return truncated_method_;
+}
+
+uint32_t Profile::add_node(uint32_t parent, const Frame& frame) {
+  const auto index = static_cast<uint32_t>(nodes_.size());
+  reserve_one_more(&nodes_, saturating_add(limits_.max_nodes, saturating_add(limits_.overflow_nodes, 1)));
+  Node child;
+  child.frame = frame;
+  child.parent = parent;
+  nodes_.push_back(std::move(child));
+  std::vector<uint32_t>& siblings = nodes_[parent].children;
+  const size_t before = siblings.capacity();
+  siblings.push_back(index);
+  children_heap_bytes_ += heap_block(siblings.capacity() * sizeof(uint32_t));
+  children_heap_bytes_ -= heap_block(before * sizeof(uint32_t));
+  children_.emplace(ChildKey{parent, frame}, index);
+  return index;
+}
+
+// Where a sample goes that needs a node past max_nodes below PARENT, the deepest node of its
+// stack that exists. Memory stays bounded because "[overflow]" nodes have no children and there
+// are at most overflow_nodes of them below nodes other than the root, plus the root's own.
+uint32_t Profile::overflow_child(uint32_t parent) {
+  const Frame frame{overflow_method(), FrameType::kSynthetic, 0};
+  auto found = children_.find(ChildKey{parent, frame});
+  if (found != children_.end()) return found->second;
+  if (parent != kRoot) {
+    if (overflow_nodes_made_ >= limits_.overflow_nodes) return overflow_child(kRoot);
+    overflow_nodes_made_++;
+  }
+  return add_node(parent, frame);
 }
 
 void Profile::add_sample(const std::vector<Frame>& leaf_first) {
   if (leaf_first.empty()) return;
   max_depth_ = std::max(max_depth_, leaf_first.size());
+  if (truncated_method_ != kNone && std::any_of(leaf_first.begin(), leaf_first.end(),
+                                                [this](const Frame& f) { return f.method == truncated_method_; })) {
+    truncated_samples_++;
+  }
+  // Find (or make) the node of the sample first, then count it there and in every ancestor: an
+  // overflowing sample may end up outside the path it came down.
   uint32_t node = kRoot;
-  nodes_[kRoot].total++;
   for (auto it = leaf_first.rbegin(); it != leaf_first.rend(); ++it) {
-    ChildKey key{node, *it};
-    auto [pos, inserted] = children_.try_emplace(key, static_cast<uint32_t>(nodes_.size()));
-    if (inserted) {
-      Node child;
-      child.frame = *it;
-      child.parent = node;
-      nodes_.push_back(std::move(child));
-      nodes_[node].children.push_back(pos->second);
+    Frame frame = *it;
+    if (frame.method == overflow_method_) frame.line = 0;
+    auto found = children_.find(ChildKey{node, frame});
+    if (found != children_.end()) {
+      node = found->second;
+    } else if (nodes_.size() < limits_.max_nodes) {
+      node = add_node(node, frame);
+    } else {
+      node = overflow_child(node);
+      overflow_samples_++;
+      break;
     }
-    node = pos->second;
-    nodes_[node].total++;
   }
   nodes_[node].self++;
+  for (uint32_t n = node;; n = nodes_[n].parent) {
+    nodes_[n].total++;
+    if (n == kRoot) break;
+  }
+}
+
+size_t Profile::memory_bytes() const {
+  // libstdc++'s hash map node: the next pointer, the key and value, the cached hash.
+  constexpr size_t kHashNode = sizeof(void*) + sizeof(std::pair<const ChildKey, uint32_t>) + sizeof(size_t);
+  size_t bytes = sizeof(*this);
+  bytes += heap_block(nodes_.capacity() * sizeof(Node)) + children_heap_bytes_;
+  bytes += heap_block(children_.bucket_count() * sizeof(void*)) + children_.size() * heap_block(kHashNode);
+  bytes += heap_block(methods_.capacity() * sizeof(Method)) + method_heap_bytes_;
+  return bytes;
 }
 
 std::vector<MethodCount> top_methods(const Profile& profile, size_t limit) {

@@ -6,8 +6,14 @@
 // Different jmethodIDs with the same name (a class loaded twice) get separate method entries; the
 // writers merge by name. Not thread-safe: it is only touched by the stack-walk delivery thread
 // while sampling, and by the writer after sampling stopped.
+//
+// Bounded: the profile lives in the agent from one dump to the next, and a program that keeps
+// making new stacks (random recursion, generated classes) would otherwise grow it for as long as
+// it runs. ProfileLimits caps the call tree and the method table; past a limit, samples are still
+// counted, under a synthetic "[overflow]" frame, and the profile says how many (overflow_samples).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -21,10 +27,14 @@ enum class FrameType : uint8_t {
   kInlined = 2,
   kNative = 3,
   kThread = 4,  // the synthetic root frame of a thread ("threads" option)
+  // A frame the profile stands in for frames it cannot hold: "[overflow]" (past a limit) and
+  // "[truncated]" (the stack was cut at the depth limit). The flame graph page draws type 5 like
+  // its "all" root: grey, without a type in the tooltip.
+  kSynthetic = 5,
 };
 
 // async-profiler's collapsed-stack suffixes: _[0] interpreted, _[j] JIT, _[i] inlined; ours add
-// _[n] for native methods. Empty for a thread root.
+// _[n] for native methods. Empty for a thread root and a synthetic frame.
 const char* frame_type_suffix(FrameType type);
 
 struct Method {
@@ -39,9 +49,33 @@ struct Frame {
   bool operator==(const Frame& o) const { return method == o.method && type == o.type && line == o.line; }
 };
 
+// The size limits of a Profile, fixed at construction. A call-tree node takes about 150 bytes
+// (memory_bytes() and resident memory, measured 2026-12 with libstdc++ and glibc's malloc: the node,
+// its hash-map entry, its share of the children lists), so a profile full at the default limits
+// holds about 150 MB of tree, and at most about 50 MB of method table (max_method_bytes of names
+// and files, with their allocation overhead, and a 64-byte entry per method).
+struct ProfileLimits {
+  // Call-tree nodes, the root included (at least 1, at most 2^31: node indices are 32-bit; the
+  // constructor clamps it, and overflow_nodes to 2^30). A sample whose stack would need a node past
+  // it ends, at the deepest node of its stack that exists, in an "[overflow]" child of that node:
+  // its known callers are kept, its unknown callees merged.
+  size_t max_nodes = 1'000'000;
+  // "[overflow]" nodes that may be made past max_nodes. Once they are used up, samples that
+  // overflow under a node without one go to the root's "[overflow]" child, which may always be
+  // made: nodes().size() <= max_nodes + overflow_nodes + 1 whatever is sampled.
+  size_t overflow_nodes = 4'096;
+  // Methods added by add_method, and the bytes of their names and files (string lengths). Past
+  // either, add_method returns the "[overflow]" method. The two synthetic methods ("[overflow]",
+  // "[truncated]") are outside the limits: methods().size() <= max_methods + 2.
+  size_t max_methods = 200'000;
+  size_t max_method_bytes = size_t{32} << 20;
+};
+
 class Profile {
  public:
   static constexpr uint32_t kRoot = 0;
+  static constexpr const char* kOverflowName = "[overflow]";
+  static constexpr const char* kTruncatedName = "[truncated]";
 
   struct Node {
     Frame frame;
@@ -51,21 +85,52 @@ class Profile {
     std::vector<uint32_t> children;
   };
 
-  Profile();
+  explicit Profile(ProfileLimits limits = {});
 
-  // Adds a method; returns its index.
+  // Adds a method; returns its index, or overflow_method() when the method table is at one of its
+  // limits (counted in methods_refused()).
   uint32_t add_method(std::string name, std::string file);
   const std::vector<Method>& methods() const { return methods_; }
+  // Whether add_method refuses every method now (the count limit is reached, or all the bytes are
+  // used): a caller may then skip looking the name up.
+  bool methods_full() const;
+
+  // The synthetic methods, added to the table the first time they are asked for (so a profile
+  // that never needs them does not name them). A frame of the overflow method (a method
+  // add_method refused) keeps its type; its line is dropped, being a line of an unknown method.
+  uint32_t overflow_method();
+  uint32_t truncated_method();
+  bool is_overflow_method(uint32_t method) const { return method == overflow_method_; }
+  // The frame a caller appends at the root end of a trace (after its outermost Java frame, before
+  // a thread root) that was cut at the depth limit.
+  Frame truncated_frame() { return Frame{truncated_method(), FrameType::kSynthetic, 0}; }
 
   // Adds one sample. FRAMES are leaf first (the order a stack walk delivers them); the root
-  // frame (the thread's, when split by thread) is the last. An empty trace adds nothing.
+  // frame (the thread's, when split by thread) is the last. An empty trace adds nothing; any
+  // other adds exactly one sample to total_samples(), past the limits too.
   void add_sample(const std::vector<Frame>& leaf_first);
 
   const std::vector<Node>& nodes() const { return nodes_; }  // nodes()[kRoot] is the tree's root
   int64_t total_samples() const { return nodes_[kRoot].total; }
   size_t max_depth() const { return max_depth_; }
 
+  const ProfileLimits& limits() const { return limits_; }
+  // Samples merged into an "[overflow]" frame because their stack needed a node past max_nodes:
+  // "N samples past the profile's limit of max_nodes stacks, merged into [overflow]".
+  int64_t overflow_samples() const { return overflow_samples_; }
+  // Samples with a truncated_method() frame.
+  int64_t truncated_samples() const { return truncated_samples_; }
+  // add_method calls answered with overflow_method().
+  int64_t methods_refused() const { return methods_refused_; }
+
+  // An estimate of the heap this profile holds: the node array, the children lists, the hash map
+  // of children, the method table and its strings, each allocation counted as glibc's malloc
+  // rounds it. It follows the limits: it stops growing once they are reached.
+  size_t memory_bytes() const;
+
  private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
   struct ChildKey {
     uint32_t parent;
     Frame frame;
@@ -75,10 +140,28 @@ class Profile {
     size_t operator()(const ChildKey& k) const;
   };
 
+  uint32_t push_method(std::string name, std::string file);
+  uint32_t add_node(uint32_t parent, const Frame& frame);
+  uint32_t overflow_child(uint32_t parent);
+
+  ProfileLimits limits_;
   std::vector<Method> methods_;
   std::vector<Node> nodes_;
   std::unordered_map<ChildKey, uint32_t, ChildKeyHash> children_;
   size_t max_depth_ = 0;
+
+  uint32_t overflow_method_ = kNone;
+  uint32_t truncated_method_ = kNone;
+  size_t added_methods_ = 0;        // by add_method (the synthetic ones are not counted)
+  size_t method_bytes_ = 0;         // lengths of their names and files
+  size_t overflow_nodes_made_ = 0;  // "[overflow]" nodes below nodes other than the root
+  int64_t overflow_samples_ = 0;
+  int64_t truncated_samples_ = 0;
+  int64_t methods_refused_ = 0;
+
+  // For memory_bytes(): heap blocks of the children lists and of the method strings.
+  size_t children_heap_bytes_ = 0;
+  size_t method_heap_bytes_ = 0;
 };
 
 // Method names with their self-sample counts, largest first, merged by name (at most LIMIT).

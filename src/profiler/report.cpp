@@ -59,7 +59,44 @@ std::string report_text(const ReportInput& in) {
       out += line + m.name + "\n";
     }
   }
+  for (const std::string& note : in.notes) out += "jvmkit profiler: " + note + "\n";
   out += "jvmkit profiler: " + in.output + "\n";
+  return out;
+}
+
+namespace {
+
+// LIST less BASE, reason by reason (a reason BASE lacks keeps its count).
+std::vector<std::pair<std::string, int64_t>> reasons_since(const std::vector<std::pair<std::string, int64_t>>& list,
+                                                           const std::vector<std::pair<std::string, int64_t>>& base) {
+  std::vector<std::pair<std::string, int64_t>> out = list;
+  for (auto& [name, n] : out) {
+    for (const auto& [base_name, base_n] : base) {
+      if (base_name == name) n -= base_n;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+SampleCounts counts_since(const SampleCounts& now, const SampleCounts& base) {
+  SampleCounts out = now;
+  out.signals -= base.signals;
+  out.requested -= base.requested;
+  out.accepted -= base.accepted;
+  out.not_java -= base.not_java;
+  out.dropped -= base.dropped;
+  out.overflowed -= base.overflowed;
+  out.delivered -= base.delivered;
+  out.failed -= base.failed;
+  out.empty -= base.empty;
+  out.recovery_attempted -= base.recovery_attempted;
+  out.failed_by_reason = reasons_since(now.failed_by_reason, base.failed_by_reason);
+  out.dropped_by_reason = reasons_since(now.dropped_by_reason, base.dropped_by_reason);
+  out.failed_by_thread = reasons_since(now.failed_by_thread, base.failed_by_thread);
+  out.recovered_by_kind = reasons_since(now.recovered_by_kind, base.recovered_by_kind);
+  out.unrecovered_by_reason = reasons_since(now.unrecovered_by_reason, base.unrecovered_by_reason);
   return out;
 }
 

@@ -41,11 +41,16 @@ struct ReportInput {
   SampleCounts counts;
   std::vector<MethodCount> top;  // top methods by self samples
   int64_t total_samples = 0;
-  std::string output;  // "wrote html flame graph to /x/y.html" or an error
+  std::vector<std::string> notes;  // lines about the run's samples (truncated, overflow, windows...)
+  std::string output;              // "wrote html flame graph to /x/y.html" or an error
   double seconds = 0;
 };
 
 std::string report_text(const ReportInput& in);
+
+// The counts of one run, from process-wide totals NOW and BASE (the totals when the run started):
+// every count and every reason's count (matched by name) less its BASE value.
+SampleCounts counts_since(const SampleCounts& now, const SampleCounts& base);
 
 // The threads with the most failed samples (FAILURES_BY_TID: tid -> failures), named as the OS
 // knows them (JIT compiler threads, for one, are hidden from JVMTI): says whether failures are lost

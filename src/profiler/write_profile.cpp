@@ -5,13 +5,21 @@
 
 #include "profiler/writers.hpp"
 
+#include "profiler/file_pattern.hpp"
+
 namespace jvmkit::prof {
+
+std::string window_text(const RunInfo& info) {
+  char duration[32];
+  std::snprintf(duration, sizeof(duration), "%.1f", static_cast<double>(info.duration_ns) / 1e9);
+  return iso_utc(info.start_time_ns) + " for " + duration + " s";
+}
 
 Error write_profile(const Profile& profile, const Options& options, const RunInfo& info) {
   std::string bytes;
   switch (options.format) {
     case OutputFormat::kCollapsed:
-      bytes = collapsed_text(profile, options.annotate);
+      bytes = collapsed_text(profile, options.annotate, info.window ? &info : nullptr);
       break;
     case OutputFormat::kHtml:
       bytes = html_text(profile, info);

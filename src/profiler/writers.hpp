@@ -23,11 +23,16 @@ struct RunInfo {
   int64_t start_time_ns = 0;  // wall-clock start, ns since the epoch
   int64_t duration_ns = 0;
   std::string program = "java";  // pprof Mapping filename: the main class or jar
+  bool window = false;           // a continuous-mode window: collapsed output starts with a comment line
 };
 
 // Lines sorted by stack; frames root first, separated by ';'. ANNOTATE appends frame-type suffixes
-// (_[j] ...) and merges by name+type instead of by name.
-std::string collapsed_text(const Profile& profile, bool annotate);
+// (_[j] ...) and merges by name+type instead of by name. With WINDOW (a continuous-mode window) the
+// first line is a comment with its start time and duration.
+std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window = nullptr);
+
+// "2026-12-03T22:30:01Z for 60.0 s": when the profile started and how long it lasted.
+std::string window_text(const RunInfo& info);
 
 std::string html_text(const Profile& profile, const RunInfo& info);
 

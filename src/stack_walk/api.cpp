@@ -47,6 +47,12 @@ JVMKIT_WALK_EXPORT jvmtiError JvmkitGetStackWalkCounters(jvmkitStackWalkCounters
 
 JVMKIT_WALK_EXPORT jvmkitFailureReason JvmkitCurrentFailureReason(void) { return current_failure_reason(); }
 
+JVMKIT_WALK_EXPORT jvmtiError JvmkitSetMaxStackDepth(jint max_frames) {
+  return Library::instance().set_max_frames(max_frames);
+}
+
+JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceTruncated(void) { return jvmkit::walk::current_trace_truncated(); }
+
 JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason) {
   switch (reason) {
     case JVMKIT_FAILURE_NO_JAVA_FRAMES:

@@ -15,6 +15,7 @@ void Counters::snapshot(jvmkitStackWalkCounters* out) const noexcept {
   out->delivered = delivered.load(std::memory_order_relaxed);
   out->failed = failed.load(std::memory_order_relaxed);
   out->unbiased = unbiased.load(std::memory_order_relaxed);
+  out->truncated = truncated.load(std::memory_order_relaxed);
   for (int i = 0; i < JVMKIT_FAILURE_REASON_COUNT; i++) {
     out->failed_by_reason[i] = failed_by_reason[i].load(std::memory_order_relaxed);
   }

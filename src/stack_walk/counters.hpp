@@ -23,6 +23,7 @@ struct Counters {
   std::atomic<int64_t> failed_by_reason[JVMKIT_FAILURE_REASON_COUNT]{};
   std::atomic<int64_t> rejected{0};
   std::atomic<int64_t> rejected_by_reason[JVMKIT_REJECT_REASON_COUNT]{};
+  std::atomic<int64_t> truncated{0};  // delivered traces cut at the depth limit
 
   JVMKIT_SIGNAL_SAFE void count_accepted() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
@@ -32,8 +33,9 @@ struct Counters {
     rejected_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
     rejected.fetch_add(1, std::memory_order_relaxed);
   }
-  JVMKIT_SIGNAL_SAFE void count_delivered(bool biased) noexcept {
+  JVMKIT_SIGNAL_SAFE void count_delivered(bool biased, bool was_truncated) noexcept {
     if (!biased) unbiased.fetch_add(1, std::memory_order_relaxed);
+    if (was_truncated) truncated.fetch_add(1, std::memory_order_relaxed);
     delivered.fetch_add(1, std::memory_order_relaxed);
     pending.fetch_sub(1, std::memory_order_seq_cst);
   }

@@ -17,6 +17,9 @@ namespace {
 // threads that GetAllThreads does not list, e.g. compiler threads).
 constexpr uint64_t kRescanIntervalNs = 20'000'000;
 
+// The truncation flag of the trace whose callbacks run on this thread (the delivery thread).
+thread_local bool t_trace_truncated = false;
+
 // Callbacks may leave an exception pending; it must not leak into the next request's JNI calls.
 void clear_exception(JNIEnv* jni) {
   if (jni->ExceptionCheck()) jni->ExceptionClear();
@@ -40,9 +43,17 @@ class PinnedMethods {
 
 }  // namespace
 
-void Deliverer::prepare() {
-  frame_buffer_.resize(kMaxFrames);
-  type_buffer_.resize(kMaxFrames);
+jboolean current_trace_truncated() noexcept { return t_trace_truncated ? JNI_TRUE : JNI_FALSE; }
+
+void Deliverer::prepare(jint max_frames) {
+  JVMKIT_DCHECK(valid_stack_depth(max_frames));
+  max_frames_ = max_frames;
+  // GetStackTrace is asked for one frame more than a trace holds (depth.hpp); types are given to
+  // delivered frames only. A session with a smaller limit than the last gives the memory back.
+  frame_buffer_.resize(static_cast<size_t>(max_frames) + 1);
+  frame_buffer_.shrink_to_fit();
+  type_buffer_.resize(static_cast<size_t>(max_frames));
+  type_buffer_.shrink_to_fit();
 }
 
 void Deliverer::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
@@ -78,15 +89,18 @@ void Deliverer::fail_disabled(JNIEnv* jni, Request& request) {
   counters().count_failed(JVMKIT_FAILURE_DISABLED);
 }
 
-void Deliverer::begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, void* user_data) {
-  JVMKIT_DCHECK(!begun_ && outcomes_ == 0);
+void Deliverer::begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated,
+                            void* user_data) {
+  JVMKIT_DCHECK(!begun_ && outcomes_ == 0 && !t_trace_truncated);
   begun_ = true;
+  t_trace_truncated = truncated;
   cb.beginStackTrace(thread, biased ? JNI_TRUE : JNI_FALSE, user_data);
 }
 
 void Deliverer::end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, void* user_data) {
   JVMKIT_DCHECK(begun_);
   cb.endStackTrace(thread, user_data);
+  t_trace_truncated = false;
   outcomes_++;
 }
 
@@ -117,8 +131,10 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
     fail(jni, request, nullptr, JVMKIT_FAILURE_THREAD_ENDED);
     return;
   }
-  const jint count = request.num_frames;
-  JVMKIT_DCHECK(count <= kMaxFrames && request.physical_count <= kMaxPhysicalFrames);
+  // The capture had room for one frame more than a trace holds (depth.hpp).
+  JVMKIT_DCHECK(request.num_frames <= max_frames_ + 1 && request.physical_count <= kMaxPhysicalFrames);
+  const DeliveredDepth depth = delivered_depth(request.num_frames, max_frames_);
+  const jint count = depth.count;
   if (jni->PushLocalFrame(count + 8) != JNI_OK) {
     clear_exception(jni);
     fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
@@ -143,17 +159,18 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // Exact types from the physical frames the capture walked; the fallback for the rest. When every
   // frame was typed from the walk and the walk still saw Java frames below the last one, ASGCT's
   // trace was cut short (it stops early now and then, e.g. below VM-to-Java calls): a failure,
-  // not a trace that looks complete. (A trace of kMaxFrames frames is cut by design.)
+  // not a trace that looks complete. (A truncated trace is cut by design, at the depth limit.)
   int* types = type_buffer_.data();
   int physical_used = 0;
   const int exact =
       type_from_physical(request.frames, count, request.physical, request.physical_count, types, &physical_used);
   if (reason == JVMKIT_FAILURE_REASON_COUNT && exact == count && physical_used < request.physical_count &&
-      count < kMaxFrames) {
+      !depth.truncated) {
     reason = JVMKIT_FAILURE_CUT_SHORT;
     stats_.cut_seen_by_walk++;
   }
-  if (reason == JVMKIT_FAILURE_REASON_COUNT && cut_above_root(jni, request, ticket, rooted)) {
+  if (reason == JVMKIT_FAILURE_REASON_COUNT && !depth.truncated &&
+      cut_above_root(jni, request, count, ticket, rooted)) {
     reason = JVMKIT_FAILURE_CUT_SHORT;
     stats_.cut_seen_by_root++;
   }
@@ -173,7 +190,7 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   jvmtiFrameType fallback_type = JVMTI_FRAME_INTERPRETER;
   // Unbiased but where ASGCT could only place the interrupted PC by the next safepoint record.
   const bool biased = request.coarse_top;
-  begin_trace(cb, thread, biased, request.user_data);
+  begin_trace(cb, thread, biased, depth.truncated, request.user_data);
   for (jint i = 0; i < count; i++) {
     const hotspot::AsgctFrame& frame = request.frames[i];
     bool native_marker = frame.lineno == hotspot::kAsgctNativeBci;
@@ -191,20 +208,19 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   }
   end_trace(cb, thread, request.user_data);
   jni->PopLocalFrame(nullptr);
-  counters().count_delivered(biased);
+  counters().count_delivered(biased, depth.truncated);
 }
 
-bool Deliverer::cut_above_root(JNIEnv* jni, const Request& request, uint64_t ticket, bool rooted) {
-  const jint count = request.num_frames;
-  if (count >= kMaxFrames) return false;  // cut by design, at the root end
+bool Deliverer::cut_above_root(JNIEnv* jni, const Request& request, jint count, uint64_t ticket, bool rooted) {
   const bool ends_in_root = thread_roots_.is_root(jni, jvmti(), request.frames[count - 1].method_id);
   if (!rooted && ends_in_root) threads_.mark_rooted(request.jni, ticket);
   return rooted && !ends_in_root;
 }
 
 void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {
-  jint count = 0;
-  jvmtiError err = jvmti()->GetStackTrace(thread_ref, 0, kMaxFrames, frame_buffer_.data(), &count);
+  // One frame more than a trace holds, as in the capture (depth.hpp).
+  jint captured = 0;
+  jvmtiError err = jvmti()->GetStackTrace(thread_ref, 0, max_frames_ + 1, frame_buffer_.data(), &captured);
   if (err == JVMTI_ERROR_THREAD_NOT_ALIVE || err == JVMTI_ERROR_INVALID_THREAD) {
     fail(jni, request, thread_ref, JVMKIT_FAILURE_THREAD_ENDED);
     return;
@@ -213,10 +229,12 @@ void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref
     fail(jni, request, thread_ref, JVMKIT_FAILURE_JVMTI_ERROR);
     return;
   }
-  if (count == 0) {
+  if (captured == 0) {
     fail(jni, request, thread_ref, JVMKIT_FAILURE_NO_JAVA_FRAMES);
     return;
   }
+  const DeliveredDepth depth = delivered_depth(captured, max_frames_);
+  const jint count = depth.count;
   if (jni->PushLocalFrame(count + 8) != JNI_OK) {
     clear_exception(jni);
     fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
@@ -233,7 +251,7 @@ void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref
   }
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
-  begin_trace(cb, thread, true, request.user_data);
+  begin_trace(cb, thread, true, depth.truncated, request.user_data);
   for (jint i = 0; i < count; i++) {
     const jvmtiFrameInfo& frame = frame_buffer_[i];
     jvmtiFrameType type = frame_types_.type_of(jvmti(), frame.method, false);
@@ -241,7 +259,7 @@ void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref
   }
   end_trace(cb, thread, request.user_data);
   jni->PopLocalFrame(nullptr);
-  counters().count_delivered(true);
+  counters().count_delivered(true, depth.truncated);
 }
 
 jobject Deliverer::resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted) {

@@ -7,6 +7,10 @@
 // (a local reference, inside a local frame that lives until endStackTrace returns), so a method
 // whose class was unloaded between capture and delivery turns the request into a failure, and
 // every jmethodID handed to stackFrame stays valid until endStackTrace returns.
+//
+// A trace holds at most the session's max_frames frames; the walks took one more, so a trace that
+// lost frames at the root end is told apart exactly (depth.hpp) and flagged while its callbacks run
+// (current_trace_truncated).
 #pragma once
 
 #include <jni.h>
@@ -16,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "stack_walk/depth.hpp"
 #include "stack_walk/fallback_frame_types.hpp"
 #include "stack_walk/own_env.hpp"
 #include "stack_walk/request_pool.hpp"
@@ -29,8 +34,9 @@ class Deliverer {
   Deliverer(const OwnEnv& env, ThreadRegistry& threads, const EnvOffset& env_offset, FrameTypes& frame_types)
       : env_(env), threads_(threads), env_offset_(env_offset), frame_types_(frame_types) {}
 
-  // On the delivery thread, before its first request.
-  void prepare();
+  // On the delivery thread, before its first request: traces of this session hold up to
+  // MAX_FRAMES frames (the pool's max_frames()).
+  void prepare(jint max_frames);
   // Gives REQUEST (published with TICKET) its one outcome.
   void deliver(JNIEnv* jni, Request& request, uint64_t ticket);
   // Gives REQUEST the failure "disabled", without a thread: Disable before the delivery thread
@@ -56,11 +62,13 @@ class Deliverer {
   void fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason);
   // The thread of a captured request; ROOTED (optional) receives its ThreadRegistry "rooted" mark.
   jobject resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted = nullptr);
-  // Whether a complete-looking trace of a thread that was seen with a root is cut short (see
-  // thread_roots.hpp); marks the thread rooted when this trace ends in a root.
-  bool cut_above_root(JNIEnv* jni, const Request& request, uint64_t ticket, bool rooted);
-  // What the debug checks of "exactly one outcome" count for the request being delivered.
-  void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, void* user_data);
+  // Whether a complete-looking trace (its first COUNT frames, not truncated) of a thread that was
+  // seen with a root is cut short (see thread_roots.hpp); marks the thread rooted when this trace
+  // ends in a root.
+  bool cut_above_root(JNIEnv* jni, const Request& request, jint count, uint64_t ticket, bool rooted);
+  // What the debug checks of "exactly one outcome" count for the request being delivered; from
+  // begin to end, current_trace_truncated() on this thread says TRUNCATED.
+  void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated, void* user_data);
   void end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, void* user_data);
 
   const OwnEnv& env_;
@@ -69,12 +77,17 @@ class Deliverer {
   FrameTypes& frame_types_;
   ThreadRoots thread_roots_;
   uint64_t last_scan_ns_ = 0;
-  std::vector<jvmtiFrameInfo> frame_buffer_;
+  jint max_frames_ = kDefaultStackDepth;
+  std::vector<jvmtiFrameInfo> frame_buffer_;  // max_frames_ + 1: GetStackTrace's frames
   std::vector<int> type_buffer_;
   Stats stats_;
   // The request being delivered: outcomes given so far, and whether its trace has begun.
   int outcomes_ = 0;
   bool begun_ = false;
 };
+
+// Inside the callbacks of a trace (beginStackTrace to endStackTrace) on the thread that delivers
+// it: whether that trace was truncated at the depth limit. JNI_FALSE anywhere else.
+jboolean current_trace_truncated() noexcept;
 
 }  // namespace jvmkit::walk

@@ -86,10 +86,10 @@ void DeliveryThread::loop(JNIEnv* jni) {
                  "jvmkit: Thread.eetop check failed; threads started before EnableRequestStackTrace "
                  "are not identified (their traces fail with thread_ended)\n");
   }
-  deliverer_.prepare();
+  RequestPool& pool = *pool_;
+  deliverer_.prepare(pool.max_frames());
   set_state(State::kRunning);
 
-  RequestPool& pool = *pool_;
   // While requests keep coming, the thread naps instead of waiting on the wake event: a capture
   // then finds no waiter and makes no futex syscall (most of the capture's cost beyond ASGCT at
   // kHz rates). The nap doubles up to kLongestNapNs, so a steady trickle of requests (one thread

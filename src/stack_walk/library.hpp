@@ -36,6 +36,7 @@ class Library {
   jvmtiError enable(jvmtiEnv* caller_env) { return session_.enable(caller_env); }
   jvmtiError disable(jvmtiEnv* caller_env) { return session_.disable(caller_env); }
   void set_java_vm(JavaVM* vm) { session_.set_java_vm(vm); }
+  jvmtiError set_max_frames(jint max_frames) { return session_.set_max_frames(max_frames); }
   jvmtiError request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data);
 
   // For the own environment's event callbacks.

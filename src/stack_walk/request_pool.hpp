@@ -8,12 +8,17 @@
 // The queues carry only indices; the slot's contents are written before the release-store of the
 // push and read after the acquire-load of the pop, so no slot is ever touched by two parties.
 // Ready order is publication order, so traces of one sampled thread are delivered in request order.
+//
+// The frames of all slots live in one mapping made when the pool is (once per session), each slot's
+// max_frames + 1 of them (depth.hpp), in address space only until a capture writes them: a trace
+// backs the pages it fills, so memory follows the depth of the stacks sampled, not the limit.
 #pragma once
 
 #include <jni.h>
 #include <jvmkit/stack_walk.h>
 #include <jvmti.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
@@ -23,6 +28,7 @@
 #include "concurrent/index_stack.hpp"
 #include "concurrent/wake_event.hpp"
 #include "hotspot/asgct.hpp"
+#include "stack_walk/depth.hpp"
 #include "stack_walk/physical_frame.hpp"
 
 namespace jvmkit::walk {
@@ -32,8 +38,6 @@ enum class RequestKind : uint8_t {
   kCurrentBiased,  // current thread without a ucontext: GetStackTrace at delivery
   kOtherBiased,    // another thread: GetStackTrace at delivery, target holds a global ref
 };
-
-constexpr int kMaxFrames = 1024;
 
 struct Request {
   RequestKind kind;
@@ -47,11 +51,14 @@ struct Request {
   bool coarse_top;     // kCaptured: the interrupted PC is in an nmethod with coarse debug info
   int physical_count;  // kCaptured: physical frames found from the top (frame types)
   PhysicalFrame physical[kMaxPhysicalFrames];
-  hotspot::AsgctFrame frames[kMaxFrames];
+  // kCaptured: the slot's capture_depth() frames in the pool's storage, set once by the pool. The
+  // capture writes up to capture_depth() of them (num_frames); a trace delivers at most max_frames().
+  hotspot::AsgctFrame* frames = nullptr;
 
-  // Gives every field but the two arrays its starting value, so that nothing of the slot's
-  // previous request survives into this one (the arrays are read only up to their counts, which
-  // start at 0). A field added above gets its starting value here.
+  // Gives every field but the two frame arrays (physical, and frames, whose pointer belongs to the
+  // slot) its starting value, so that nothing of the slot's previous request survives into this one
+  // (the arrays are read only up to their counts, which start at 0). A field added above gets its
+  // starting value here.
   JVMKIT_SIGNAL_SAFE void begin(RequestKind kind_, const jvmtiStackTraceCallbacks& callbacks_, void* user_data_,
                                 JNIEnv* jni_) noexcept {
     kind = kind_;
@@ -69,9 +76,18 @@ struct Request {
 
 class RequestPool {
  public:
-  explicit RequestPool(uint32_t slots);
+  // SLOTS requests, whose traces hold up to MAX_FRAMES frames (valid_stack_depth). The frames'
+  // mapping may fail: then allocated() is false and the pool must not be used.
+  RequestPool(uint32_t slots, jint max_frames);
+  ~RequestPool();
   RequestPool(const RequestPool&) = delete;
   RequestPool& operator=(const RequestPool&) = delete;
+
+  bool allocated() const noexcept { return frames_ != nullptr; }
+  // The most frames a delivered trace holds, and the frames each slot holds: one more, so that a
+  // walk that fills them all proves the trace truncated (depth.hpp).
+  jint max_frames() const noexcept { return max_frames_; }
+  JVMKIT_SIGNAL_SAFE jint capture_depth() const noexcept { return max_frames_ + 1; }
 
   // The side that makes requests (signal handlers, and the other-thread path): begin a request,
   // publish it or give it back, read the publication count. Signal code gets this view, never the
@@ -91,6 +107,8 @@ class RequestPool {
     JVMKIT_SIGNAL_SAFE void abandon(uint32_t index) noexcept { pool_.abandon(index); }
     // Tickets: a request's position in publication order (see thread_registry.hpp).
     JVMKIT_SIGNAL_SAFE uint64_t published() const noexcept { return pool_.published(); }
+    // The frames a capture may write into its slot's frames.
+    JVMKIT_SIGNAL_SAFE jint capture_depth() const noexcept { return pool_.capture_depth(); }
 
    private:
     RequestPool& pool_;
@@ -156,8 +174,11 @@ class RequestPool {
   }
 
   uint32_t slots_count_;
+  jint max_frames_;
   uint64_t urgent_backlog_;
   std::unique_ptr<Request[]> slots_;
+  hotspot::AsgctFrame* frames_ = nullptr;  // slots_count_ * capture_depth() frames, mapped
+  size_t frames_bytes_ = 0;
   // A stack, not a ring: releasing a slot must never fail while a preempted handler is still
   // inside its pop (concurrent/index_stack.hpp), or the slot would be lost and the pool would shrink.
   IndexStack free_;

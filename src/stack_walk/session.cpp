@@ -16,12 +16,6 @@
 
 namespace jvmkit::walk {
 
-namespace {
-
-constexpr uint32_t kPoolSlots = 1024;
-
-}  // namespace
-
 jvmtiError Session::enable(jvmtiEnv* caller_env) {
   if (caller_env == nullptr) return JVMTI_ERROR_NULL_POINTER;
   std::lock_guard<std::mutex> lock(lifecycle_);
@@ -48,18 +42,25 @@ jvmtiError Session::enable(jvmtiEnv* caller_env) {
   }
   JNIEnv* jni = nullptr;
   if (phase == JVMTI_PHASE_LIVE && (jni = current_jni(vm)) == nullptr) return JVMTI_ERROR_UNATTACHED_THREAD;
+  // The session's request pool, sized for its depth limit (depth.hpp), before anything is set up.
+  auto pool = std::make_unique<RequestPool>(pool_slots_for(max_frames_), max_frames_);
+  if (!pool->allocated()) {
+    std::fprintf(stderr, "jvmkit: EnableRequestStackTrace: cannot map the request pool (%u slots of %d frames)\n",
+                 pool_slots_for(max_frames_), max_frames_ + 1);
+    return JVMTI_ERROR_OUT_OF_MEMORY;
+  }
 
   if (phase == JVMTI_PHASE_START) {
     // HotSpot creates no JVMTI environment in the start phase (GetEnv answers JNI_EDETACHED):
     // requests open now, jvmkit's own environment comes once the VM has started.
-    open_requests(vm, asgct);
+    open_requests(vm, asgct, std::move(pool));
     probe_thread_facts(current_jni(vm));
     start_completer(vm);
     return JVMTI_ERROR_NONE;
   }
   jvmtiError err = env_.create(vm);
   if (err != JVMTI_ERROR_NONE) return err;
-  open_requests(vm, asgct);
+  open_requests(vm, asgct, std::move(pool));
   if (phase == JVMTI_PHASE_LIVE) {
     err = live_setup(jni, true);
     // Nothing stays enabled when the agent thread could not be started.
@@ -75,8 +76,19 @@ jvmtiError Session::enable(jvmtiEnv* caller_env) {
   return JVMTI_ERROR_NONE;
 }
 
-void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct) {
-  pool_ = std::make_unique<RequestPool>(kPoolSlots);
+jvmtiError Session::set_max_frames(jint max_frames) {
+  if (!valid_stack_depth(max_frames)) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
+  // Not waiting for the lock: Enable and Disable hold it while the walker changes state (Disable
+  // while the delivery thread finishes, whose callbacks may call this), so the limit is in use or
+  // about to be.
+  std::unique_lock<std::mutex> lock(lifecycle_, std::try_to_lock);
+  if (!lock.owns_lock() || enabled_) return JVMTI_ERROR_WRONG_PHASE;
+  max_frames_ = max_frames;
+  return JVMTI_ERROR_NONE;
+}
+
+void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::unique_ptr<RequestPool> pool) {
+  pool_ = std::move(pool);
   threads_.open();
   env_offset_.reset();
   code_map_.clear();

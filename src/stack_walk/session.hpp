@@ -17,6 +17,7 @@
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/deliverer.hpp"
 #include "stack_walk/delivery_thread.hpp"
+#include "stack_walk/depth.hpp"
 #include "stack_walk/fallback_frame_types.hpp"
 #include "stack_walk/own_env.hpp"
 #include "stack_walk/request_pool.hpp"
@@ -41,13 +42,16 @@ class Session {
   // The JavaVM given with JvmkitSetJavaVM: Enable uses it instead of looking the JavaVM up, which
   // can fail while the JVM is starting.
   void set_java_vm(JavaVM* vm) { given_vm_.store(vm); }
+  // JvmkitSetMaxStackDepth: the depth limit of the sessions Enable starts from now on.
+  // JVMTI_ERROR_ILLEGAL_ARGUMENT out of range (depth.hpp), JVMTI_ERROR_WRONG_PHASE while enabled.
+  jvmtiError set_max_frames(jint max_frames);
 
   // Events of jvmkit's own environment (Enable in Agent_OnLoad).
   void on_vm_start(jvmtiEnv* jvmti, JNIEnv* jni);
   void on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni);
 
  private:
-  void open_requests(JavaVM* vm, hotspot::AsgctFunction asgct);
+  void open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::unique_ptr<RequestPool> pool);
   // Enable in the start phase: a native thread finishes it once the VM has started.
   void start_completer(JavaVM* vm);
   void complete_when_started(JavaVM* vm);
@@ -69,6 +73,7 @@ class Session {
   std::mutex lifecycle_;  // serialises enable/disable
   bool enabled_ = false;
   std::atomic<JavaVM*> given_vm_{nullptr};  // from JvmkitSetJavaVM
+  jint max_frames_ = kDefaultStackDepth;    // from JvmkitSetMaxStackDepth (lifecycle_ held)
   std::unique_ptr<RequestPool> pool_;
   std::atomic<bool> completer_stop_{false};
   std::atomic<bool> completer_running_{false};

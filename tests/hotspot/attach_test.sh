@@ -8,27 +8,9 @@
 #   - a JVM in its own mount and PID namespaces with its own /tmp, reached through /proc/<pid>/root.
 set -u
 tool=$1 agent=$2 java=$3 classes=$4
-# Outside /tmp: the namespace case mounts a /tmp of its own over it.
-work=$(mktemp -d /var/tmp/jvmkit-attach.XXXXXX)
-chmod 777 "$work"
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-failures=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; failures=$((failures + 1)); fi
-}
-# Starts a JVM with the given prefix command and JVM options; sets $pid (of the java process) and
-# waits for its "ready" line.
-start_jvm() {
-  local out=$1; shift
-  "$@" -cp "$classes" jvmkit.test.hotspot.AttachTargetMain 30 >"$out" 2>&1 &
-  pid=$!
-  pids+=("$pid")
-  for _ in $(seq 1 100); do grep -q ready "$out" 2>/dev/null && return 0; sleep 0.1; done
-  echo "JVM did not start: $(head -5 "$out")"; return 1
-}
+target=(jvmkit.test.hotspot.AttachTargetMain 30)
+# shellcheck source=../support/attach_targets.sh
+source "$(dirname "$0")/../support/attach_targets.sh"
 
 echo "== a JVM started without an agent"
 start_jvm "$work/plain.out" "$java" || exit 1
@@ -59,7 +41,7 @@ check "attach disabled" grep -q "DisableAttachMechanism" "$work/disabled"
 cat "$work/disabled"
 check "no thread dump provoked" bash -c "! grep -q 'Full thread dump' '$work/disabled.out'"
 
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+if can_start_other_user; then
   echo "== a JVM of another user (uid 65534), attached as root"
   start_jvm "$work/user.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$java" || exit 1
   "$tool" "$pid" load "$agent" "file=$work/user-loaded" >"$work/userload" 2>&1
@@ -70,25 +52,14 @@ else
   echo "skipped: another user's JVM (needs root and setpriv)"
 fi
 
-if [ "$(id -u)" -eq 0 ] && unshare --mount --pid --fork true 2>/dev/null; then
+if can_start_in_namespaces; then
   echo "== a JVM in its own mount and PID namespaces, with its own /tmp"
-  # The JVM's /tmp is a new tmpfs, which hides whatever the build tree has under /tmp: it gets
-  # copies of the classes and the agent in $work.
-  cp -r "$classes" "$work/classes" && cp "$agent" "$work/agent.so"
-  unshare --mount --pid --fork --mount-proc sh -c \
-    "mount -t tmpfs tmpfs /tmp && exec '$java' -cp '$work/classes' jvmkit.test.hotspot.AttachTargetMain 30" \
-    >"$work/ns.out" 2>&1 &
-  outer=$!
-  pids+=("$outer")
-  for _ in $(seq 1 100); do grep -q ready "$work/ns.out" 2>/dev/null && break; sleep 0.1; done
-  # The java process is pid 1 of the new PID namespace: the one whose last NSpid is 1.
-  jpid=$(pgrep -f "AttachTargetMain" | while read -r p; do grep -q "NSpid:.*[[:space:]]1$" /proc/$p/status && echo "$p"; done | head -1)
-  pids+=("$jpid")
-  echo "java in the namespace: host pid $jpid, $(grep NSpid /proc/"$jpid"/status)"
-  [ -n "$jpid" ] || { echo "the JVM in the namespaces did not start: $(head -5 "$work/ns.out")"; }
-  "$tool" "$jpid" load "$work/agent.so" "file=/tmp/ns-loaded" >"$work/nsload" 2>&1
+  # Its new /tmp hides whatever the build tree has under /tmp: it loads a copy of the agent in $work.
+  cp "$agent" "$work/agent.so"
+  start_jvm_in_namespaces "$work/ns.out" || exit 1
+  "$tool" "$pid" load "$work/agent.so" "file=/tmp/ns-loaded" >"$work/nsload" 2>&1
   check "agent loaded into a JVM in other namespaces" grep -q "agent result: 0" "$work/nsload"
-  check "its file is in the JVM's own /tmp" test -f "/proc/$jpid/root/tmp/ns-loaded"
+  check "its file is in the JVM's own /tmp" test -f "/proc/$pid/root/tmp/ns-loaded"
   check "and not in ours" test ! -e /tmp/ns-loaded
   cat "$work/nsload"
 else

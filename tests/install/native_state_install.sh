@@ -14,7 +14,8 @@ prefix=$tmp/prefix
 step() { echo "== install test: $*"; }
 
 step "cmake --install $build --prefix $prefix"
-cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; exit 1; }
+# One install at a time: every cmake --install of a tree writes its install_manifest.txt.
+flock "$build/.install.lock" cmake --install "$build" --prefix "$prefix" >"$tmp/install.log" || { cat "$tmp/install.log"; exit 1; }
 for f in include/jvmkit/native_state.h include/jvmkit/state_table.hpp lib/libjvmkit_state.so \
          lib/pkgconfig/jvmkit-state.pc lib/cmake/jvmkit/jvmkitConfig.cmake; do
   [ -e "$prefix/$f" ] || { echo "missing after install: $f"; exit 1; }

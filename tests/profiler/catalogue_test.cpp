@@ -1,7 +1,8 @@
-// The names that cross from the agent into the docs and the launcher: every agent option in the
-// catalogue (options.cpp) is in docs/profiler.md's option table, has its flag in the launcher's
-// usage and is passed on by the launcher; every event is in the docs' event table and the usage;
-// and neither lists one that the agent does not know. So the three cannot drift apart.
+// The names that cross from the agent into the docs and the jvmkit tool (src/cli): every agent
+// option in the catalogue (options.cpp) is in docs/profiler.md's option table; every one the tool
+// sets from a flag has that flag in the tool's usage (src/cli/usage.txt) and reaches the agent when
+// the tool is given it; every event is in the docs' event table and the usage; and neither lists
+// one that the agent does not know. So the three cannot drift apart.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "profiler/event_spec.hpp"
 #include "profiler/options.hpp"
 
@@ -101,26 +103,48 @@ std::vector<std::string> docs_table(const std::string& heading) {
   return table;
 }
 
-// The launcher's usage text (the here-document of its usage function).
-std::string launcher_usage() {
-  std::string script = read_source_file("src/profiler/jvmkit");
-  size_t start = script.find("<<'USAGE'\n");
-  size_t end = script.find("\nUSAGE\n", start);
-  EXPECT_NE(start, std::string::npos);
-  EXPECT_NE(end, std::string::npos);
-  if (start == std::string::npos || end == std::string::npos) return "";
-  return script.substr(start, end - start);
-}
+// The jvmkit tool's usage text (jvmkit --help), compiled into the tool from this file.
+std::string launcher_usage() { return read_source_file("src/cli/usage.txt"); }
 
-// The flags the launcher's usage lists for "profile", e.g. "-e, --event": the lines that start
-// with "  -x, --name".
+// The flags the usage lists for "profile", e.g. "-e, --event" or "--loop": the lines that start
+// with "  -x, --name" or "  --name".
 std::set<std::string> launcher_flags() {
   std::set<std::string> flags;
-  for (const std::string& line : section_lines(launcher_usage(), "Options of \"profile\":")) {
-    if (line.rfind("  -", 0) != 0 || line.compare(4, 4, ", --") != 0) continue;
-    flags.insert(line.substr(2, line.find(' ', 8) - 2));
+  for (const std::string& line : section_lines(launcher_usage(), "Options of \"profile\"")) {
+    if (line.rfind("  --", 0) == 0) {
+      flags.insert(line.substr(2, line.find(' ', 4) - 2));
+    } else if (line.rfind("  -", 0) == 0 && line.compare(4, 4, ", --") == 0) {
+      flags.insert(line.substr(2, line.find(' ', 8) - 2));
+    }
   }
   return flags;
+}
+
+// The flags of LAUNCHER_FLAGS one by one: "-e, --event" -> "-e", "--event".
+std::vector<std::string> each_flag(std::string_view launcher_flags) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < launcher_flags.size()) {
+    size_t end = launcher_flags.find(", ", start);
+    if (end == std::string_view::npos) end = launcher_flags.size();
+    out.emplace_back(launcher_flags.substr(start, end - start));
+    start = end + 2;
+  }
+  return out;
+}
+
+// A value the tool accepts for the option KEY (the agent checks the rest).
+std::string sample_value(std::string_view key) {
+  if (key == "event") return "wall";
+  if (key == "format") return "pprof";
+  if (key == "file") return "out.collapsed";
+  if (key == "loop") return "2s";
+  return "7";
+}
+
+// Whether the comma-separated LIST has ITEM.
+bool has_item(const std::string& list, const std::string& item) {
+  return ("," + list + ",").find("," + item + ",") != std::string::npos;
 }
 
 TEST(Catalogue, EveryOptionIsInTheDocsAndEveryDocumentedOptionExists) {
@@ -128,28 +152,52 @@ TEST(Catalogue, EveryOptionIsInTheDocsAndEveryDocumentedOptionExists) {
   for (const OptionSpec& o : option_specs()) {
     std::string form(o.key);
     if (o.takes_value()) form += "=" + std::string(o.value_name);
-    expected.insert("`" + form + "`");
+    expected.insert(form);
   }
-  std::vector<std::string> cells = first_cells(docs_table("## Agent options"));
-  std::set<std::string> documented(cells.begin(), cells.end());
+  // A row may document several options alike: `start`, `stop`, `dump`, `status`.
+  std::set<std::string> documented;
+  for (const std::string& cell : first_cells(docs_table("## Agent options"))) {
+    for (const std::string& form : backquoted(cell)) documented.insert(form);
+  }
   EXPECT_EQ(documented, expected) << "docs/profiler.md's option table and the option catalogue differ";
 }
 
 TEST(Catalogue, EveryOptionHasALauncherFlagAndEveryLauncherFlagAnOption) {
-  std::set<std::string> expected = {"-h, --help"};  // the launcher's own
-  for (const OptionSpec& o : option_specs()) expected.insert(std::string(o.launcher_flags));
-  EXPECT_EQ(launcher_flags(), expected) << "the launcher's usage and the option catalogue differ";
+  std::set<std::string> expected = {"-h, --help", "-d, --duration"};  // the tool's own
+  for (const OptionSpec& o : option_specs()) {
+    // The actions and reply= are set by the tool itself, from its command word.
+    if (!o.launcher_flags.empty()) expected.insert(std::string(o.launcher_flags));
+  }
+  EXPECT_EQ(launcher_flags(), expected) << "the jvmkit tool's usage and the option catalogue differ";
 }
 
-TEST(Catalogue, TheLauncherPassesEveryOptionToTheAgent) {
-  std::string script = read_source_file("src/profiler/jvmkit");
+TEST(Catalogue, TheToolPassesEveryOptionToTheAgent) {
   for (const OptionSpec& o : option_specs()) {
-    // The agent's option list is built as opts="file=...", then opts="$opts,key..." per option.
-    std::string key(o.key);
-    std::string end = o.takes_value() ? "=" : "\"";
-    bool passed = script.find("opts=\"" + key + end) != std::string::npos ||
-                  script.find("opts=\"$opts," + key + end) != std::string::npos;
-    EXPECT_TRUE(passed) << "the launcher never passes " << key;
+    if (o.launcher_flags.empty()) continue;
+    const std::string key(o.key);
+    const std::string value = sample_value(key);
+    for (const std::string& flag : each_flag(o.launcher_flags)) {
+      // Launch mode: -agentpath:...=<list>.
+      std::vector<std::string> args{"profile", flag};
+      if (o.takes_value()) args.push_back(value);
+      args.insert(args.end(), {"--", "java"});
+      cli::CommandLine cl;
+      Error e = cli::parse_command_line(args, &cl);
+      ASSERT_FALSE(e) << "jvmkit profile " << flag << ": " << e.message();
+      const std::string item = key == "file" ? "file=/w/" + value : o.takes_value() ? key + "=" + value : key;
+      EXPECT_TRUE(has_item(cli::launch_options(cl, "/w"), item))
+          << "jvmkit profile " << flag << " -- java: the agent's options lack " << item << ": "
+          << cli::launch_options(cl, "/w");
+      // Attached: start's list (its file= is the tool's choice of path, from -o).
+      args = {"start", flag};
+      if (o.takes_value()) args.push_back(value);
+      args.push_back("4242");
+      e = cli::parse_command_line(args, &cl);
+      ASSERT_FALSE(e) << "jvmkit start " << flag << ": " << e.message();
+      const std::string list = cli::join_options(cli::start_options(cl, cl.output));
+      EXPECT_TRUE(has_item(list, key == "file" ? "file=" + value : item))
+          << "jvmkit start " << flag << ": the agent's options lack " << key << ": " << list;
+    }
   }
 }
 
@@ -168,7 +216,9 @@ TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
 }
 
 TEST(Catalogue, MessagesListEveryName) {
-  EXPECT_EQ(option_names(), "event, interval, file, format, threads, ann, signal");
+  EXPECT_EQ(option_names(),
+            "event, interval, file, format, threads, ann, signal, loop, keep, depth, max_stacks, start, stop, dump, "
+            "status, reply");
   std::string events;
   for (const EventSpec& e : all_events()) events += (events.empty() ? "" : ", ") + std::string(e.name);
   EXPECT_EQ(event_names(), events);

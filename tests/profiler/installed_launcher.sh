@@ -5,7 +5,8 @@ set -uo pipefail
 build=$1 java=$2 classes=$3 outdir=$4
 prefix="$outdir/prefix"
 rm -rf "$prefix"
-cmake --install "$build" --prefix "$prefix" --component profiler >"$outdir.install.log" 2>&1 || { cat "$outdir.install.log"; echo "FAIL: install"; exit 1; }
+# One install at a time: every cmake --install of a tree writes its install_manifest files.
+flock "$build/.install.lock" cmake --install "$build" --prefix "$prefix" --component profiler >"$outdir.install.log" 2>&1 || { cat "$outdir.install.log"; echo "FAIL: install"; exit 1; }
 [ -x "$prefix/bin/jvmkit" ] || { echo "FAIL: no bin/jvmkit"; exit 1; }
 [ -f "$prefix/lib/libjvmkit_prof.so" ] || { echo "FAIL: no lib/libjvmkit_prof.so"; exit 1; }
 "$prefix/bin/jvmkit" --help | grep -q "jvmkit profile" || { echo "FAIL: installed --help"; exit 1; }

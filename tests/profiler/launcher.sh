@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The launcher: `jvmkit --help` documents it, `jvmkit profile ... -- java ...` runs the command with
-# the agent and writes the profile, and mistakes are refused with a message.
+# The jvmkit tool's launch mode (src/cli): `jvmkit --help` documents it, `jvmkit profile ... -- java ...`
+# runs the command with the agent and writes the profile, and mistakes are refused with a message.
 # Usage: launcher.sh LAUNCHER JAVA DEMO_CLASSES OUTDIR
 set -uo pipefail
 launcher=$1 java=$2 classes=$3 outdir=$4
@@ -12,10 +12,14 @@ help=$("$launcher" --help) || fail "--help exited non-zero"
 for word in "jvmkit profile" "--event" "--interval" "--output" "--threads" "cpu" "wall" "itimer" "cycles" "pprof"; do
   grep -qF -- "$word" <<<"$help" || fail "--help does not mention $word"
 done
-"$launcher" >/dev/null 2>&1 && fail "no command should exit non-zero"
-"$launcher" frobnicate >/dev/null 2>&1 && fail "an unknown command should exit non-zero"
-"$launcher" profile -o a,b.html -- "$java" -version >/dev/null 2>&1 && fail "a comma in the output name must be refused"
-"$launcher" profile -e wall >/dev/null 2>&1 && fail "a missing command must be refused"
+"$launcher" --version | grep -q "^jvmkit [0-9]" || fail "--version does not say jvmkit <version>"
+status_of() { "$@" >/dev/null 2>&1; echo $?; }  # usage errors: 2
+[ "$(status_of "$launcher")" -eq 2 ] || fail "no command should exit with 2"
+[ "$(status_of "$launcher" frobnicate)" -eq 2 ] || fail "an unknown command should exit with 2"
+[ "$(status_of "$launcher" profile -o a,b.html -- "$java" -version)" -eq 2 ] || fail "a comma in the output name must be refused"
+[ "$(status_of "$launcher" profile -e wall)" -eq 2 ] || fail "a missing command must be refused"
+[ "$(status_of "$launcher" profile -d 5 -- "$java" -version)" -eq 2 ] || fail "-d must be refused in launch mode"
+[ "$(status_of "$launcher" profile -- "$outdir/no-such-java")" -eq 127 ] || fail "a command that cannot be found: 127"
 
 out="$outdir/launcher.collapsed"
 rm -f "$out"

@@ -107,8 +107,10 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
             "signal=11: signal not usable for sampling: the JVM uses it or it cannot be "
             "caught (use 27 (SIGPROF), or a real-time signal " +
                 std::to_string(SIGRTMIN) + ".." + std::to_string(SIGRTMAX) + ")");
-  EXPECT_EQ(parse_error("colour=red"),
-            "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal)");
+  EXPECT_EQ(
+      parse_error("colour=red"),
+      "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
+      "max_stacks, start, stop, dump, status, reply)");
   EXPECT_EQ(parse_error("threads,,ann"), "empty option in 'threads,,ann' (two commas, or a trailing comma)");
   EXPECT_EQ(parse_error("threads,"), "empty option in 'threads,' (two commas, or a trailing comma)");
 }
@@ -123,6 +125,44 @@ TEST(Options, SignalsThatMayBeUsed) {
     Options o;
     EXPECT_TRUE(parse_options(text.c_str(), 1, &o)) << text;
   }
+}
+
+TEST(Options, ControlAndContinuousOptions) {
+  Options o = parse_ok(nullptr);
+  EXPECT_EQ(o.action, Action::kStart);
+  EXPECT_EQ(o.depth, 2048);
+  EXPECT_EQ(o.loop_ns, 0);
+  EXPECT_FALSE(o.file_given);
+  o = parse_ok("stop,reply=/tmp/r1,file=/var/tmp/x.collapsed");
+  EXPECT_EQ(o.action, Action::kStop);
+  EXPECT_EQ(o.reply, "/tmp/r1");
+  EXPECT_TRUE(o.file_given);
+  EXPECT_EQ(o.format, OutputFormat::kCollapsed);
+  o = parse_ok("loop=60s,keep=3,file=/var/tmp/app-%p-%t.pb.gz,depth=8192,max_stacks=5000");
+  EXPECT_EQ(o.loop_ns, 60'000'000'000);
+  EXPECT_EQ(o.keep, 3);
+  EXPECT_EQ(o.depth, 8192);
+  EXPECT_EQ(o.max_stacks, 5000);
+  EXPECT_EQ(o.format, OutputFormat::kPprof);
+  EXPECT_EQ(parse_ok("status").action, Action::kStatus);
+  EXPECT_EQ(parse_ok("dump").action, Action::kDump);
+}
+
+TEST(Options, ControlAndContinuousErrors) {
+  EXPECT_EQ(parse_error("start,stop"), "stop: only one of start, stop, dump, status may be given (already start)");
+  EXPECT_EQ(parse_error("stop=1"), "stop=1: takes no value");
+  EXPECT_EQ(parse_error("reply=tmp/r"), "reply=tmp/r: must be an absolute path");
+  EXPECT_EQ(parse_error("loop=500ms,file=/x-%t.html"), "loop=500ms: too short (the shortest window is 1s)");
+  EXPECT_EQ(parse_error("loop=10s,file=/x.html"),
+            "loop: needs file= with %t in it (the window's start time), or every window would overwrite the last");
+  EXPECT_EQ(parse_error("loop=10s"),
+            "loop: needs file= with %t in it (the window's start time), or every window would overwrite the last");
+  EXPECT_EQ(parse_error("keep=3"), "keep=3: only with loop=");
+  EXPECT_EQ(parse_error("keep=0,loop=1s,file=/%t"), "keep=0: out of range (1..1000000)");
+  EXPECT_EQ(parse_error("depth=0"), "depth=0: out of range (1..65536)");
+  EXPECT_EQ(parse_error("depth=65537"), "depth=65537: out of range (1..65536)");
+  EXPECT_EQ(parse_error("depth=deep"), "depth=deep: not a number");
+  EXPECT_EQ(parse_error("max_stacks=10"), "max_stacks=10: out of range (1000..2147483648)");
 }
 
 TEST(Options, ParseDuration) {

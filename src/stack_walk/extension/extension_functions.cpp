@@ -26,6 +26,12 @@ jvmtiError JNICALL get_current_failure_reason(jvmtiEnv*, jint* reason) {
   *reason = JvmkitCurrentFailureReason();
   return JVMTI_ERROR_NONE;
 }
+jvmtiError JNICALL set_max_stack_depth(jvmtiEnv*, jint max_frames) { return JvmkitSetMaxStackDepth(max_frames); }
+jvmtiError JNICALL get_current_trace_truncated(jvmtiEnv*, jboolean* truncated) {
+  if (truncated == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  *truncated = JvmkitCurrentTraceTruncated();
+  return JVMTI_ERROR_NONE;
+}
 
 // ---- What GetExtensionFunctions reports about each function (jvmtiExtensionFunctionInfo). ----
 
@@ -51,8 +57,8 @@ jvmtiExtensionFunction as_extension(F f) {
 
 // JVMTI's parameter types have no struct passed by value: RequestStackTrace's callbacks are listed
 // as kind IN of type CVOID, and the description gives the C prototype to cast the pointer to.
-const std::array<Function, 7>& functions() {
-  static const std::array<Function, 7> table = {{
+const std::array<Function, 9>& functions() {
+  static const std::array<Function, 9> table = {{
       {as_extension(&RequestStackTrace),
        "com.sun.hotspot.functions.RequestStackTrace",
        "jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
@@ -98,6 +104,19 @@ const std::array<Function, 7>& functions() {
        "jvmtiError GetCurrentFailureReason(jvmtiEnv* env, jint* reason): JvmkitCurrentFailureReason "
        "(jvmkit/stack_walk.h), for use inside a failure callback.",
        {{"reason", JVMTI_KIND_OUT, JVMTI_TYPE_JINT, false}},
+       {}},
+      {as_extension(&set_max_stack_depth),
+       "jvmkit.functions.SetMaxStackDepth",
+       "jvmtiError SetMaxStackDepth(jvmtiEnv* env, jint max_frames): JvmkitSetMaxStackDepth "
+       "(jvmkit/stack_walk.h), the most frames a trace holds from the next Enable on (1..65536, default 2048); "
+       "JVMTI_ERROR_WRONG_PHASE while enabled.",
+       {{"max_frames", JVMTI_KIND_IN, JVMTI_TYPE_JINT, false}},
+       {JVMTI_ERROR_ILLEGAL_ARGUMENT}},
+      {as_extension(&get_current_trace_truncated),
+       "jvmkit.functions.GetCurrentTraceTruncated",
+       "jvmtiError GetCurrentTraceTruncated(jvmtiEnv* env, jboolean* truncated): JvmkitCurrentTraceTruncated "
+       "(jvmkit/stack_walk.h), for use inside the callbacks of a trace.",
+       {{"truncated", JVMTI_KIND_OUT, JVMTI_TYPE_JBOOLEAN, false}},
        {}},
   }};
   return table;

@@ -5,7 +5,8 @@
 // and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
 // lock, JNI or JVMTI functions, stdio, or anything else that is not async-signal-safe. It does
 // not touch errno-visible state beyond the wake-up syscall. Time is bounded by ASGCT's walk of at
-// most kMaxFrames frames.
+// most the pool's capture depth: the session's depth limit plus one (depth.hpp), 2,049 frames by
+// default, 65,537 at most.
 //
 // The test build (JVMKIT_WALK_TEST_HOOKS) brackets the capture with jvmkit_walk_capture_hook so
 // that an LD_PRELOAD trap can abort on any allocation or lock taken inside it
@@ -101,16 +102,18 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
       request->sp = at.sp;
       const CodeSnapshotCell* code_map = state.code_map.load(std::memory_order_acquire);
       hotspot::AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
+      // One frame more than a trace delivers: a walk that fills them all was truncated (depth.hpp).
+      const jint depth = pool->capture_depth();
       if (code_map != nullptr) {
-        request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, kMaxFrames, *code_map,
+        request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, depth, *code_map,
                                                     stack_top_for(jni, request->sp), request->physical,
                                                     &request->physical_count, &request->coarse_top);
       } else {
         hotspot::AsgctTrace trace{jni, 0, request->frames};
-        asgct(&trace, kMaxFrames, ucontext);
+        asgct(&trace, depth, ucontext);
         request->num_frames = trace.num_frames;
       }
-      JVMKIT_DCHECK(request->num_frames <= kMaxFrames);
+      JVMKIT_DCHECK(request->num_frames <= depth);
       JVMKIT_DCHECK(request->physical_count >= 0 && request->physical_count <= kMaxPhysicalFrames);
     }
     // Count before publishing: the delivery thread's decrement of pending must follow this.

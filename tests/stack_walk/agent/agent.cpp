@@ -8,6 +8,9 @@
 //   bias        the safepoint-bias trap: unbiased (signal) vs biased (GetStackTrace) top frames.
 //   bad_input   the table of bad calls, see bad_input.cpp.
 //   cycles      Enable/Disable 100 times under 10 kHz sampling, see natives.cpp.
+//   depth       the depth limit (option max_depth: JvmkitSetMaxStackDepth before Enable) on
+//               jvmkit.test.walk.TruncationMain: truncated traces hold exactly the limit, others
+//               reach main; signal and biased (GetStackTrace) requests (see check_depths).
 #include <dlfcn.h>
 #include <pthread.h>
 #include <time.h>
@@ -39,13 +42,15 @@ bool same_capabilities(const char* when) {
   return true;
 }
 
-// The bias test's second sampler: a Java agent thread asking for biased traces of hot-0.
+// The bias and depth tests' second sampler: a Java agent thread asking every 5 ms for a biased trace
+// of the first tracked thread named biased_target (hot- by default).
 std::atomic<bool> g_biased_running{false};
 std::atomic<bool> g_biased_done{false};
 void JNICALL biased_sampler(jvmtiEnv*, JNIEnv*, void*) {
   int64_t seq = 0;
+  const std::string target = option("biased_target", "hot-");
   while (g_biased_running.load()) {
-    Tracked* hot = find_tracked_by_name_prefix("hot-", 0);
+    Tracked* hot = find_tracked_by_name_prefix(target.c_str(), 0);
     if (hot != nullptr && hot->tid.load() != 0) {
       int index = static_cast<int>(hot - g_tracked);
       jthread t = hot->thread;
@@ -103,7 +108,7 @@ void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread thread) {
     return;
   }
   if (g_enabled_at_load) start_sampler(option_long("rate", 10000));
-  if (g_mode == "bias") start_biased_sampler(jni);
+  if (g_mode == "bias" || !option("biased_target", "").empty()) start_biased_sampler(jni);
 }
 
 void JNICALL on_thread_start(jvmtiEnv*, JNIEnv* jni, jthread thread) {
@@ -217,6 +222,7 @@ void final_checks() {
 
   ok = check_recovery() && ok;
   ok = check_frame_types() && ok;
+  if (g_mode == "depth") ok = check_depths() && ok;
   if (!option("expect_top", "").empty()) {
     ok = check_expected_tops(option_long("min_top_permille", 950), option_long("min_top_samples", 300)) && ok;
   }
@@ -351,8 +357,22 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   install_signal_handler();
   if (g_mode == "probe") install_probe_handler();
 
+  // Option max_depth: the depth limit of every session from here on; set before Enable.
+  const long max_depth = option_long("max_depth", 0);
+  if (max_depth != 0) {
+    const jvmtiError err = JvmkitSetMaxStackDepth(static_cast<jint>(max_depth));
+    if (err != JVMTI_ERROR_NONE) {
+      std::fprintf(stderr, "JvmkitSetMaxStackDepth(%ld) before Enable returned %d\n", max_depth, err);
+      return JNI_ERR;
+    }
+  }
+  if (g_mode == "depth") {
+    set_depth_check(option("depth_method", "descend"), option("root_method", "main"),
+                    max_depth != 0 ? max_depth : JVMKIT_STACK_DEPTH_DEFAULT);
+  }
+
   if (g_mode == "accounting" || g_mode == "unload" || g_mode == "bias" || g_mode == "virtual" || g_mode == "onunload" ||
-      g_mode == "probe") {
+      g_mode == "probe" || g_mode == "depth") {
     jvmtiError err = EnableRequestStackTrace(g_jvmti);
     if (err != JVMTI_ERROR_NONE) {
       std::fprintf(stderr, "EnableRequestStackTrace in Agent_OnLoad returned %d\n", err);
@@ -360,6 +380,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
     }
     g_enabled_at_load = true;
     same_capabilities("by Enable");
+    // Enabled (in Agent_OnLoad, waiting for VMInit): the limit is fixed until Disable.
+    if (max_depth != 0 && JvmkitSetMaxStackDepth(static_cast<jint>(max_depth)) != JVMTI_ERROR_WRONG_PHASE) {
+      std::fprintf(stderr, "JvmkitSetMaxStackDepth while enabled did not return JVMTI_ERROR_WRONG_PHASE\n");
+      return JNI_ERR;
+    }
   }
   return JNI_OK;
 }

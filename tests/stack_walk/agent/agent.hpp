@@ -86,6 +86,7 @@ struct Seen {
   int64_t frames_by_type[4];                                // by jvmtiFrameType
   int64_t failures_by_reason[JVMKIT_FAILURE_REASON_COUNT];  // as JvmkitCurrentFailureReason said
   int64_t failures_without_reason;                          // failure callbacks where it said none
+  int64_t truncated_begins;                                 // traces JvmkitCurrentTraceTruncated flagged
 };
 Seen seen();
 // Expected top frames by workload (option expect_top, see callbacks.cpp); the check prints each
@@ -108,6 +109,12 @@ void set_call_sites(const std::string& spec);
 bool check_frame_types();
 // Prints the recovery counters; checks max_failed_permille and min_recovered (options).
 bool check_recovery();
+// The depth check (mode=depth, callbacks.cpp): traces with a frame of DEPTH_METHOD hold at most
+// MAX_FRAMES frames; a truncated one exactly MAX_FRAMES and no ROOT_METHOD frame, any other one ends
+// in ROOT_METHOD. check_depths prints what was seen and checks the options expect_complete,
+// min_truncated, max_truncated (see tests/stack_walk/CMakeLists.txt).
+void set_depth_check(const std::string& depth_method, const std::string& root_method, long max_frames);
+bool check_depths();
 void parse_options(const char* text);
 // Runs the bad-input table (mode=bad_input); returns false on a failed row.
 bool run_bad_input_table(JNIEnv* jni);

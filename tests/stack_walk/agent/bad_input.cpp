@@ -88,7 +88,18 @@ bool run_bad_input_table(JNIEnv* jni) {
     jthread t = thread;
     return RequestStackTrace(e ? e : env, thread ? &t : nullptr, nullptr, cb, nullptr);
   };
+  auto truncated_flag = [] {
+    return JvmkitCurrentTraceTruncated() == JNI_FALSE ? JVMTI_ERROR_NONE : JVMTI_ERROR_INTERNAL;
+  };
   std::vector<Row> rows = {
+      {"SetMaxStackDepth(0)", [] { return JvmkitSetMaxStackDepth(0); }, JVMTI_ERROR_ILLEGAL_ARGUMENT, -1},
+      {"SetMaxStackDepth(-1)", [] { return JvmkitSetMaxStackDepth(-1); }, JVMTI_ERROR_ILLEGAL_ARGUMENT, -1},
+      {"SetMaxStackDepth(65537)", [] { return JvmkitSetMaxStackDepth(65537); }, JVMTI_ERROR_ILLEGAL_ARGUMENT, -1},
+      {"SetMaxStackDepth(65536)", [] { return JvmkitSetMaxStackDepth(65536); }, JVMTI_ERROR_NONE, -1},
+      {"SetMaxStackDepth(1)", [] { return JvmkitSetMaxStackDepth(1); }, JVMTI_ERROR_NONE, -1},
+      {"SetMaxStackDepth(default)", [] { return JvmkitSetMaxStackDepth(JVMKIT_STACK_DEPTH_DEFAULT); }, JVMTI_ERROR_NONE,
+       -1},
+      {"CurrentTraceTruncated outside a trace", truncated_flag, JVMTI_ERROR_NONE, -1},
       {"request before Enable", [&] { return request(nullptr, kBad); }, JVMTI_ERROR_NOT_AVAILABLE,
        JVMKIT_REJECT_NOT_ENABLED},
       {"request for a thread before Enable", [&] { return request(self, kBad); }, JVMTI_ERROR_NOT_AVAILABLE,
@@ -98,6 +109,9 @@ bool run_bad_input_table(JNIEnv* jni) {
       {"Disable(NULL)", [&] { return DisableRequestStackTrace(nullptr); }, JVMTI_ERROR_NULL_POINTER, -1},
       {"Enable", [&] { return EnableRequestStackTrace(env); }, JVMTI_ERROR_NONE, -1},
       {"Enable twice", [&] { return EnableRequestStackTrace(env); }, JVMTI_ERROR_NOT_AVAILABLE, -1},
+      {"SetMaxStackDepth while enabled", [] { return JvmkitSetMaxStackDepth(4096); }, JVMTI_ERROR_WRONG_PHASE, -1},
+      {"SetMaxStackDepth(0) while enabled", [] { return JvmkitSetMaxStackDepth(0); }, JVMTI_ERROR_ILLEGAL_ARGUMENT, -1},
+      {"CurrentTraceTruncated while enabled", truncated_flag, JVMTI_ERROR_NONE, -1},
       {"request with NULL env", [&] { return RequestStackTrace(nullptr, nullptr, nullptr, kBad, nullptr); },
        JVMTI_ERROR_NULL_POINTER, JVMKIT_REJECT_NULL_ARGUMENT},
       {"NULL beginStackTrace", [&] { return request(nullptr, no_begin); }, JVMTI_ERROR_NULL_POINTER,
@@ -124,6 +138,8 @@ bool run_bad_input_table(JNIEnv* jni) {
       {"control: valid biased request", [&] { return request(nullptr, control); }, JVMTI_ERROR_NONE, -1},
       {"Disable", [&] { return DisableRequestStackTrace(env); }, JVMTI_ERROR_NONE, -1},
       {"Disable twice", [&] { return DisableRequestStackTrace(env); }, JVMTI_ERROR_NOT_AVAILABLE, -1},
+      {"SetMaxStackDepth after Disable", [] { return JvmkitSetMaxStackDepth(JVMKIT_STACK_DEPTH_DEFAULT); },
+       JVMTI_ERROR_NONE, -1},
       {"DisablesRequestStackTrace after Disable", [&] { return DisablesRequestStackTrace(env); },
        JVMTI_ERROR_NOT_AVAILABLE, -1},
       {"request after Disable", [&] { return request(nullptr, kBad); }, JVMTI_ERROR_NOT_AVAILABLE,

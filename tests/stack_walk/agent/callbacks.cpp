@@ -1,12 +1,14 @@
 // Callbacks that check the API's promises on every call: one outcome per request, never failure
 // after begin, the same user_data throughout, request order per sampled thread, thread identity,
-// and (optionally) that every jmethodID resolves inside the callbacks.
+// the same truncation flag in every callback of a trace (and none in a failure), and (optionally)
+// that every jmethodID resolves inside the callbacks and the depth limit's promises.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "agent.hpp"
@@ -19,7 +21,9 @@ namespace {
 // thread that runs the final checks.
 void* g_open = nullptr;
 bool g_open_biased = false;
+jboolean g_open_truncated = JNI_FALSE;
 int64_t g_frames_in_open = 0;
+std::atomic<int64_t> g_truncated{0}, g_flag_errors{0};
 std::atomic<int64_t> g_begins{0}, g_ends{0}, g_failures{0}, g_frames{0}, g_unbiased{0}, g_biased{0};
 std::atomic<int64_t> g_failures_by_reason[JVMKIT_FAILURE_REASON_COUNT] = {}, g_failures_without_reason{0};
 std::atomic<int64_t> g_identity_checked{0}, g_identity_mismatch{0}, g_invalid_methods{0}, g_order_errors{0};
@@ -43,6 +47,52 @@ bool g_has_required = false;
 // The first traces without the required method, printed for diagnosis.
 std::string g_open_text;
 int g_missing_printed = 0;
+
+// The depth check (set_depth_check): methods classified once by name, the open trace's marks, and
+// what was seen by stream (0 unbiased, 1 biased): complete traces by frame count, truncated ones.
+enum MethodMark { kOtherMethod = 0, kDepthMethod = 1, kRootMethod = 2 };
+std::string g_depth_method, g_root_method;
+long g_depth_limit = 0;  // 0: no depth check
+std::unordered_map<jmethodID, int> g_method_marks;
+bool g_open_has_depth = false, g_open_has_root = false, g_open_last_is_root = false;
+std::map<int64_t, int64_t> g_complete_at[2];
+std::atomic<int64_t> g_truncated_at_limit[2] = {}, g_depth_violations{0};
+
+int mark_of(jmethodID method) {
+  auto it = g_method_marks.find(method);
+  if (it != g_method_marks.end()) return it->second;
+  int mark = kOtherMethod;
+  char* name = nullptr;
+  if (g_jvmti->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
+    mark = g_depth_method == name ? kDepthMethod : g_root_method == name ? kRootMethod : kOtherMethod;
+    g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
+  }
+  g_method_marks.emplace(method, mark);
+  return mark;
+}
+
+void depth_violation(const char* what, void* ud) {
+  if (g_depth_violations++ < 5) {
+    violation("%s trace %p of %lld frames (limit %ld, truncated %d, has %s %d, ends in %s %d): %s",
+              g_open_biased ? "biased" : "unbiased", ud, (long long)g_frames_in_open, g_depth_limit, g_open_truncated,
+              g_depth_method.c_str(), g_open_has_depth, g_root_method.c_str(), g_open_last_is_root, what);
+  }
+}
+
+// At the end of a trace with a frame of the depth method: the limit's promises.
+void check_depth_of_open_trace(void* ud) {
+  const int stream = g_open_biased ? 1 : 0;
+  if (g_frames_in_open > g_depth_limit) depth_violation("more frames than the limit", ud);
+  if (g_open_truncated) {
+    if (g_frames_in_open != g_depth_limit) depth_violation("truncated, but not at the limit", ud);
+    if (g_open_has_root) depth_violation("truncated, but it reaches the thread's root method", ud);
+    g_truncated_at_limit[stream]++;
+  } else if (!g_open_last_is_root) {
+    depth_violation("not truncated, but it does not end in the thread's root method", ud);
+  } else {
+    g_complete_at[stream][g_frames_in_open]++;
+  }
+}
 
 // Expected top frames (option expect_top=WORKLOAD:Class.method|Class.method/...): an unbiased
 // trace of thread "worker-WORKLOAD" is right when its top frame is one of the names (simple class
@@ -139,6 +189,9 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
   if (g_open != nullptr) violation("beginStackTrace(%p) while trace %p is open", ud, g_open);
   g_open = ud;
   g_open_biased = biased;
+  g_open_truncated = JvmkitCurrentTraceTruncated();
+  if (g_open_truncated) g_truncated++;
+  g_open_has_depth = g_open_has_root = g_open_last_is_root = false;
   g_frames_in_open = 0;
   g_has_required = false;
   g_open_text.clear();
@@ -154,8 +207,21 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
   g_tracked[ud_index(ud)].delivered++;
 }
 
+void check_truncation_flag(const char* where, void* ud) {
+  if (JvmkitCurrentTraceTruncated() != g_open_truncated && g_flag_errors++ < 5) {
+    violation("JvmkitCurrentTraceTruncated changed within trace %p (%s)", ud, where);
+  }
+}
+
 jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* ud) {
   if (ud != g_open) violation("stackFrame with user_data %p inside trace %p", ud, g_open);
+  check_truncation_flag("stackFrame", ud);
+  if (g_depth_limit > 0) {
+    const int mark = mark_of(method);
+    g_open_has_depth = g_open_has_depth || mark == kDepthMethod;
+    g_open_has_root = g_open_has_root || mark == kRootMethod;
+    g_open_last_is_root = mark == kRootMethod;
+  }
   if (type < JVMTI_FRAME_INTERPRETER || type > JVMTI_FRAME_NATIVE) {
     violation("bad frame type %d", type);
   } else {
@@ -245,6 +311,8 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
 void JNICALL on_end(jthread, void* ud) {
   if (ud != g_open) violation("endStackTrace(%p) but the open trace is %p", ud, g_open);
   if (g_frames_in_open == 0) violation("trace %p ended without frames", ud);
+  check_truncation_flag("endStackTrace", ud);
+  if (g_depth_limit > 0 && g_open_has_depth) check_depth_of_open_trace(ud);
   // Traces from before a thread first reached the required method (its start, class loading on
   // the way) are not counted: the thread was not there yet.
   Tracked& tracked = g_tracked[ud_index(ud)];
@@ -276,6 +344,9 @@ void JNICALL on_failure(jthread, void* ud) {
   if (g_open != nullptr) violation("failure(%p) while trace %p is open", ud, g_open);
   g_failures++;
   check_order(ud);
+  if (JvmkitCurrentTraceTruncated() != JNI_FALSE && g_flag_errors++ < 5) {
+    violation("JvmkitCurrentTraceTruncated is JNI_TRUE inside the failure callback of %p", ud);
+  }
   Tracked& t = g_tracked[ud_index(ud)];
   t.failed++;
   const jvmkitFailureReason reason = JvmkitCurrentFailureReason();
@@ -300,6 +371,7 @@ Seen seen() {
   s.failures = g_failures;
   for (int r = 0; r < JVMKIT_FAILURE_REASON_COUNT; r++) s.failures_by_reason[r] = g_failures_by_reason[r];
   s.failures_without_reason = g_failures_without_reason;
+  s.truncated_begins = g_truncated;
   s.frames = g_frames;
   s.unbiased_begins = g_unbiased;
   s.biased_begins = g_biased;
@@ -508,6 +580,57 @@ bool check_recovery() {
   return violations() == before;
 }
 
+void set_depth_check(const std::string& depth_method, const std::string& root_method, long max_frames) {
+  g_depth_method = depth_method;
+  g_root_method = root_method;
+  g_depth_limit = max_frames;
+}
+
+// Options: expect_complete=D/D/... (complete traces of exactly D frames, at least min_depth_traces
+// unbiased and min_biased_depth_traces biased ones of each), min_truncated (unbiased; biased:
+// min_biased_truncated), max_truncated (both streams).
+bool check_depths() {
+  int before = violations();
+  std::fprintf(stderr, "DEPTH (limit %ld): truncated at the limit: unbiased %lld, biased %lld\n", g_depth_limit,
+               (long long)g_truncated_at_limit[0].load(), (long long)g_truncated_at_limit[1].load());
+  for (int stream = 0; stream < 2; stream++) {
+    std::fprintf(stderr, "DEPTH: complete %s traces by frames:", stream == 0 ? "unbiased" : "biased");
+    for (const auto& [frames, count] : g_complete_at[stream]) {
+      if (count >= 5) std::fprintf(stderr, " %lld:%lld", (long long)frames, (long long)count);
+    }
+    std::fprintf(stderr, "\n");
+  }
+  if (g_depth_violations.load() != 0) {
+    violation("%lld traces broke the depth limit's promises", (long long)g_depth_violations.load());
+  }
+  const std::string expected = option("expect_complete", "");
+  for (size_t at = 0; at < expected.size();) {
+    size_t end = expected.find('/', at);
+    if (end == std::string::npos) end = expected.size();
+    const int64_t frames = std::strtoll(expected.c_str() + at, nullptr, 10);
+    const long mins[2] = {option_long("min_depth_traces", 100), option_long("min_biased_depth_traces", 0)};
+    for (int stream = 0; stream < 2; stream++) {
+      auto it = g_complete_at[stream].find(frames);
+      const int64_t got = it == g_complete_at[stream].end() ? 0 : it->second;
+      if (got < mins[stream]) {
+        violation("%lld complete %s traces of %lld frames (want >= %ld)", (long long)got,
+                  stream == 0 ? "unbiased" : "biased", (long long)frames, mins[stream]);
+      }
+    }
+    at = end + 1;
+  }
+  if (g_truncated_at_limit[0].load() < option_long("min_truncated", 0))
+    violation("%lld truncated unbiased traces (want >= %ld)", (long long)g_truncated_at_limit[0].load(),
+              option_long("min_truncated", 0));
+  if (g_truncated_at_limit[1].load() < option_long("min_biased_truncated", 0))
+    violation("%lld truncated biased traces (want >= %ld)", (long long)g_truncated_at_limit[1].load(),
+              option_long("min_biased_truncated", 0));
+  const long max_truncated = option_long("max_truncated", -1);
+  if (max_truncated >= 0 && g_truncated.load() > max_truncated)
+    violation("%lld traces flagged truncated (want <= %ld)", (long long)g_truncated.load(), max_truncated);
+  return violations() == before;
+}
+
 bool check_accounting(const char* when, bool expect_pending_zero) {
   jvmkitStackWalkCounters c;
   if (JvmkitGetStackWalkCounters(&c) != JVMTI_ERROR_NONE) {
@@ -519,12 +642,12 @@ bool check_accounting(const char* when, bool expect_pending_zero) {
   std::fprintf(stderr,
                "[%s] send failures %lld, sent %lld handled %lld returned_ok %lld returned_error %lld not_available "
                "%lld | accepted %lld "
-               "delivered %lld (unbiased %lld) failed %lld pending %lld rejected %lld | begins %lld ends %lld "
-               "failures %lld frames %lld\n",
+               "delivered %lld (unbiased %lld, truncated %lld) failed %lld pending %lld rejected %lld | begins %lld "
+               "ends %lld failures %lld frames %lld\n",
                when, (long long)sampler_send_failures(), (long long)t.sent, (long long)t.handled,
                (long long)t.returned_ok, (long long)t.returned_error, (long long)t.returned_not_available,
-               (long long)c.accepted, (long long)c.delivered, (long long)c.unbiased, (long long)c.failed,
-               (long long)c.pending, (long long)c.rejected, (long long)s.begins, (long long)s.ends,
+               (long long)c.accepted, (long long)c.delivered, (long long)c.unbiased, (long long)c.truncated,
+               (long long)c.failed, (long long)c.pending, (long long)c.rejected, (long long)s.begins, (long long)s.ends,
                (long long)s.failures, (long long)s.frames);
   for (int r = 0; r < JVMKIT_FAILURE_REASON_COUNT; r++) {
     if (c.failed_by_reason[r]) {
@@ -561,6 +684,13 @@ bool check_accounting(const char* when, bool expect_pending_zero) {
   }
   if (JvmkitCurrentFailureReason() != JVMKIT_FAILURE_REASON_COUNT)
     violation("JvmkitCurrentFailureReason outside a failure callback returned a reason");
+  // Every trace the callbacks saw flagged is counted, and only those.
+  if (c.truncated != s.truncated_begins)
+    violation("truncated counter %lld != traces flagged truncated %lld", (long long)c.truncated,
+              (long long)s.truncated_begins);
+  if (JvmkitCurrentTraceTruncated() != JNI_FALSE)
+    violation("JvmkitCurrentTraceTruncated outside a trace said JNI_TRUE");
+  if (g_flag_errors.load() != 0) violation("%lld truncation flag errors", (long long)g_flag_errors.load());
   if (rejected_sum != c.rejected) violation("rejected_by_reason does not add up");
   return violations() == before;
 }

@@ -8,15 +8,22 @@ import java.util.Random;
  * number of rounds of integer work, string building and hashing (allocation), and sorting. Prints
  * the timed phase's wall time and the main thread's CPU time (which includes the time spent in the
  * profiler's signal handler), so JVM start-up and the profiler's output writing are not counted.
- * Usage: OverheadWorkload ROUNDS
+ * Usage: OverheadWorkload ROUNDS [READY_FILE GO_FILE]
+ *
+ * <p>With the two files, it creates READY_FILE after the warm-up and waits until GO_FILE exists
+ * before the timed phase: the window in which a benchmark attaches a profiler to it.
  */
 public final class OverheadWorkload {
   static long sink;
   static final Random RANDOM = new Random(42);
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws Exception {
     int rounds = Integer.parseInt(args[0]);
     for (int i = 0; i < rounds / 10; i++) round(); // warm-up: JIT compilation, untimed
+    if (args.length >= 3) {
+      java.nio.file.Files.createFile(java.nio.file.Path.of(args[1]));
+      while (!java.nio.file.Files.exists(java.nio.file.Path.of(args[2]))) Thread.sleep(5);
+    }
     long c0 = Truth.cpuNanos();
     long t0 = System.nanoTime();
     for (int i = 0; i < rounds; i++) round();

@@ -1,0 +1,473 @@
+#include "profiler/profiler.hpp"
+
+#include <jvmkit/stack_walk.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "base/clock.hpp"
+#include "hotspot/vm_flags.hpp"
+#include "profiler/signal_sampler.hpp"
+#include "profiler/thread_list.hpp"
+#include "profiler/utf8.hpp"
+#include "profiler/walk_counts.hpp"
+#include "profiler/writers.hpp"
+
+namespace jvmkit::prof {
+namespace {
+
+std::atomic<Recording*> g_recording{nullptr};
+
+// --- Stack-trace callbacks: on the library's delivery thread, one trace at a time, only while a
+// run has the library enabled (Disable delivers every outcome before it returns). ---
+void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* /*user_data*/) {
+  g_recording.load(std::memory_order_acquire)->begin_trace(biased);
+}
+jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
+  const bool more = g_recording.load(std::memory_order_acquire)->add_frame(type, method, location);
+  return more ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
+}
+void JNICALL on_end(jthread thread, void* user_data) {
+  g_recording.load(std::memory_order_acquire)
+      ->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE);
+}
+void JNICALL on_failure(jthread /*thread*/, void* user_data) {
+  g_recording.load(std::memory_order_acquire)->trace_failed(tid_from_user_data(user_data));
+}
+
+// The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps.
+bool is_walker_comm(const std::string& comm) { return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15); }
+
+// The process' threads, less the stack walker's (it runs no Java code).
+std::vector<pid_t> threads_to_sample() {
+  std::vector<pid_t> out;
+  for (pid_t tid : list_process_threads()) {
+    if (!is_walker_comm(thread_os_name(tid))) out.push_back(tid);
+  }
+  return out;
+}
+
+// The process-wide counters (the signal handler's, the stack-walk library's) now.
+SampleCounts process_counts() {
+  SampleCounts counts;
+  read_signal_counts(&counts);
+  add_stack_walk_counts(&counts);
+  return counts;
+}
+
+std::string seconds_text(int64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f", static_cast<double>(ns) / 1e9);
+  return text;
+}
+
+// What the JVM runs, for pprof's Mapping: the main class, or the jar's file name
+// (sun.java.command's first word); "java" when unknown.
+std::string program_name(jvmtiEnv* jvmti) {
+  char* command = nullptr;
+  if (jvmti->GetSystemProperty("sun.java.command", &command) != JVMTI_ERROR_NONE || command == nullptr) return "java";
+  std::string first = utf8_from_modified(command);
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(command));
+  first = first.substr(0, first.find(' '));
+  if (const size_t slash = first.rfind('/'); slash != std::string::npos) first = first.substr(slash + 1);
+  return first.empty() ? "java" : first;
+}
+
+}  // namespace
+
+Recording* current_recording() { return g_recording.load(std::memory_order_acquire); }
+
+// One run: start to stop.
+struct Profiler::Run {
+  Options options;
+  std::unique_ptr<Recording> recording;
+  std::unique_ptr<Engine> engine;  // also guarded by engine_mutex_
+  int64_t start_wall_ns = 0;
+  int64_t start_mono_ns = 0;
+  SampleCounts base;                // process_counts() when the run started
+  bool enabled = false;             // the stack-walk library is enabled for this run
+  bool attached = false;            // started in the live phase (Agent_OnAttach)
+  bool coarse_code_before = false;  // attached to a JVM whose earlier compilations are coarse
+  WindowFiles windows{0};
+  int64_t window_errors = 0;
+  std::string last_window;
+  std::string program;
+};
+
+Profiler::Profiler(JavaVM* vm, jvmtiEnv* jvmti) : vm_(vm), jvmti_(jvmti) {}
+
+Error Profiler::install_handler(int signal) {
+  if (installed_signals_.count(signal) != 0) return Error::ok();
+  jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
+  if (Error e = install_sampling_handler(signal, jvmti_, callbacks)) return e;
+  installed_signals_.insert(signal);
+  return Error::ok();
+}
+
+// Sets up a run: handler, recording, engine. LIVE: in the live phase (the stack-walk library is
+// enabled at once, before the engine's first signal); else the library waits for VMInit.
+Error Profiler::begin_run(const Options& options, bool live) {
+  auto run = std::make_unique<Run>();
+  run->options = options;
+  run->attached = live;
+  run->windows = WindowFiles(options.keep);
+  run->start_wall_ns = jvmkit::clock_ns(CLOCK_REALTIME);
+  run->start_mono_ns = jvmkit::monotonic_ns();
+  if (Error e = install_handler(options.signal)) return e;
+  // HotSpot reports no JavaVM to JNI_GetCreatedJavaVMs until JNI_CreateJavaVM returns; the
+  // stack-walk library needs it at VMInit already (stack_walk.h, JvmkitSetJavaVM).
+  JvmkitSetJavaVM(vm_);
+  if (jvmtiError err = JvmkitSetMaxStackDepth(options.depth); err != JVMTI_ERROR_NONE) {
+    return Error("depth=" + std::to_string(options.depth) + ": the stack walker refuses it (JVMTI error " +
+                 std::to_string(static_cast<int>(err)) + ")");
+  }
+  run->recording = std::make_unique<Recording>(vm_, jvmti_, options, run->start_wall_ns, run->start_mono_ns);
+  g_recording.store(run->recording.get(), std::memory_order_release);
+  if (live) {
+    // Code compiled before this attach lacks the debug records that place a sample between
+    // safepoints (HotSpot records them when -XX:+DebugNonSafepoints is given or, by default, while
+    // an agent watches compilations, as the stack-walk library does from now on).
+    const std::optional<bool> exact = hotspot::bool_flag("DebugNonSafepoints");
+    run->coarse_code_before = exact.has_value() && !*exact;
+    if (jvmtiError err = EnableRequestStackTrace(jvmti_); err != JVMTI_ERROR_NONE) {
+      g_recording.store(nullptr, std::memory_order_release);
+      return Error("EnableRequestStackTrace failed (JVMTI error " + std::to_string(static_cast<int>(err)) + ")");
+    }
+    run->enabled = true;
+  }
+  auto engine = make_engine(EngineConfig{options.event, options.interval, options.signal});
+  // Wall sampling signals every thread; threads that run no Java code (refused as non-Java by
+  // the library, or failing again and again without one delivered trace) are left out.
+  Recording* recording = run->recording.get();
+  engine->set_skip_filter(
+      [recording](pid_t tid) { return is_known_non_java_thread(tid) || recording->runs_no_java(tid); });
+  if (Error e = engine->start(live ? threads_to_sample() : list_process_threads())) {
+    if (run->enabled) DisableRequestStackTrace(jvmti_);
+    g_recording.store(nullptr, std::memory_order_release);
+    return e;
+  }
+  run->base = process_counts();
+  run->program = live ? program_name(jvmti_) : "";
+  run->engine = std::move(engine);
+  std::unique_lock<std::shared_mutex> lock(engine_mutex_);
+  run_ = std::move(run);
+  return Error::ok();
+}
+
+// Sampling starts: the library is enabled (at VMInit for a run prepared at load), the handler
+// acts, and continuous mode gets its window thread.
+Error Profiler::activate_run() {
+  Run& run = *run_;
+  if (!run.enabled) {
+    if (jvmtiError err = EnableRequestStackTrace(jvmti_); err != JVMTI_ERROR_NONE) {
+      return Error("EnableRequestStackTrace failed (JVMTI error " + std::to_string(static_cast<int>(err)) + ")");
+    }
+    run.enabled = true;
+    run.program = program_name(jvmti_);
+    // Threads created during start-up were never reported by ThreadStart: list them again.
+    std::shared_lock<std::shared_mutex> lock(engine_mutex_);
+    for (pid_t tid : threads_to_sample()) run.engine->thread_started(tid);
+    run.start_wall_ns = jvmkit::clock_ns(CLOCK_REALTIME);
+    run.start_mono_ns = jvmkit::monotonic_ns();
+    run.recording->restart_clock(run.start_wall_ns, run.start_mono_ns);
+  }
+  set_sampling_active(true);
+  if (run.options.loop_ns > 0) {
+    loop_stop_ = false;
+    loop_thread_ = std::thread([this] { loop_main(); });
+  }
+  return Error::ok();
+}
+
+// Stops everything that costs: the window thread, the handler, the engine's timers, and the
+// stack-walk library (which first delivers every accepted request into the recording).
+void Profiler::end_sampling() {
+  Run& run = *run_;
+  if (loop_thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(loop_mutex_);
+      loop_stop_ = true;
+    }
+    loop_wake_.notify_all();
+    loop_thread_.join();
+  }
+  set_sampling_active(false);
+  {
+    std::unique_lock<std::shared_mutex> lock(engine_mutex_);
+    if (run.engine) run.engine->stop();
+  }
+  if (run.enabled) DisableRequestStackTrace(jvmti_);
+  run.enabled = false;
+  g_recording.store(nullptr, std::memory_order_release);
+}
+
+Error Profiler::prepare(const Options& options) {
+  std::lock_guard<std::mutex> lock(control_mutex_);
+  return begin_run(options, false);
+}
+
+void Profiler::vm_init() {
+  std::lock_guard<std::mutex> lock(control_mutex_);
+  if (!run_) return;
+  if (Error e = activate_run()) {
+    std::fprintf(stderr, "jvmkit profiler: %s: not profiling\n", e.message().c_str());
+    end_sampling();
+    drop_run();
+  }
+}
+
+// Forgets the run (its engine is stopped): thread events see none from now on.
+void Profiler::drop_run() {
+  std::unique_lock<std::shared_mutex> lock(engine_mutex_);
+  run_.reset();
+}
+
+Answer Profiler::execute(const Options& options) {
+  std::lock_guard<std::mutex> lock(control_mutex_);
+  if (dead_) return {AnswerCode::kNotRunning, "the JVM is shutting down"};
+  switch (options.action) {
+    case Action::kStart:
+      return start(options);
+    case Action::kStop:
+      return stop(options);
+    case Action::kDump:
+      return dump(options);
+    case Action::kStatus:
+      return status();
+  }
+  return {AnswerCode::kBadOption, "unknown action"};
+}
+
+Answer Profiler::start(const Options& options) {
+  if (run_) {
+    return {AnswerCode::kAlreadyRunning, "already running (" + std::string(run_->options.event->name) + " since " +
+                                             iso_utc(run_->start_wall_ns) + "); stop it first"};
+  }
+  if (Error e = begin_run(options, true)) return {AnswerCode::kCannotStart, "cannot start: " + e.message()};
+  if (Error e = activate_run()) {
+    end_sampling();
+    drop_run();
+    return {AnswerCode::kCannotStart, "cannot start: " + e.message()};
+  }
+  std::string text = "started " + std::string(options.event->name) + " sampling every " +
+                     describe_interval(*options.event, options.interval);
+  if (options.loop_ns > 0) {
+    text += ", a profile every " + seconds_text(options.loop_ns) + " s to " + options.file;
+    if (options.keep > 0) text += " (the last " + std::to_string(options.keep) + " kept)";
+  }
+  return {AnswerCode::kOk, text};
+}
+
+// The output options of a stop or dump: its own file (and format) when it names one, else the run's.
+Options Profiler::output_options(const Options& given) const {
+  Options out = run_->options;
+  if (given.file_given) {
+    out.file = given.file;
+    out.format = given.format;
+    out.annotate = given.annotate;
+  }
+  return out;
+}
+
+Answer Profiler::stop(const Options& given) {
+  if (!run_)
+    return {AnswerCode::kNotRunning, "not running" + (last_run_.empty() ? "" : " (last run: " + last_run_ + ")")};
+  end_sampling();
+  Run& run = *run_;
+  const Options output = output_options(given);
+  Recording::Window last = run.recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
+  std::string path;
+  Error written;
+  std::string line;
+  const int64_t last_samples = last.profile->total_samples();
+  std::vector<MethodCount> top = top_methods(*last.profile, 10);
+  if (run.options.loop_ns > 0 && !given.file_given) {
+    written = write_window(std::move(last), &path);
+    line = written ? "ERROR: " + written.message()
+                   : "wrote " + std::to_string(run.windows.total_written()) + " windows to " + run.options.file +
+                         " (last: " + path + ")";
+  } else {
+    written = write_output(output, *last.profile, last.start_wall_ns, last.duration_ns, &path);
+    Options shown = output;
+    shown.file = path;
+    line = output_outcome(written, shown, last_samples);
+  }
+  std::string text = report(line, top, last_samples);
+  last_run_ = std::string(run.options.event->name) + " from " + iso_utc(run.start_wall_ns) + " to " +
+              iso_utc(jvmkit::clock_ns(CLOCK_REALTIME)) + ", " + line;
+  drop_run();
+  return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, text};
+}
+
+Answer Profiler::dump(const Options& given) {
+  if (!run_)
+    return {AnswerCode::kNotRunning, "not running" + (last_run_.empty() ? "" : " (last run: " + last_run_ + ")")};
+  const Options output = output_options(given);
+  Error written;
+  std::string path;
+  int64_t samples = 0;
+  run_->recording->with_current_window([&](const Profile& profile, int64_t start_wall_ns) {
+    samples = profile.total_samples();
+    const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
+    written = write_output(output, profile, start_wall_ns, duration, &path);
+  });
+  Options shown = output;
+  shown.file = path;
+  const std::string line = output_outcome(written, shown, samples);
+  return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, line};
+}
+
+Answer Profiler::status() const {
+  if (!run_) {
+    return {AnswerCode::kOk, "not running" + (last_run_.empty() ? std::string() : " (last run: " + last_run_ + ")")};
+  }
+  const Run& run = *run_;
+  const Recording::Figures f = run.recording->figures();
+  const int64_t elapsed = jvmkit::monotonic_ns() - run.start_mono_ns;
+  std::string text = "running: " + std::string(run.options.event->name) + ", interval " +
+                     describe_interval(*run.options.event, run.options.interval) + ", since " +
+                     iso_utc(run.start_wall_ns) + " (" + seconds_text(elapsed) + " s), " + std::to_string(f.samples) +
+                     " samples";
+  if (run.options.loop_ns > 0) {
+    text += "\ncontinuous: a window every " + seconds_text(run.options.loop_ns) + " s to " + run.options.file + ", " +
+            std::to_string(f.windows_taken) + " written";
+    if (!run.last_window.empty()) text += " (last: " + run.last_window + ")";
+  }
+  return {AnswerCode::kOk, text};
+}
+
+void Profiler::vm_death() {
+  std::lock_guard<std::mutex> lock(control_mutex_);
+  if (dead_) return;
+  if (run_) {
+    Options keep;
+    keep.action = Action::kStop;
+    Answer answer = stop(keep);
+    std::fputs(answer.text.c_str(), stderr);
+    if (!answer.text.empty() && answer.text.back() != '\n') std::fputc('\n', stderr);
+    std::fflush(stderr);
+  }
+  dead_ = true;
+}
+
+void Profiler::thread_started(pid_t tid) {
+  std::shared_lock<std::shared_mutex> lock(engine_mutex_);
+  if (!run_ || !run_->engine) return;
+  run_->recording->thread_started(tid);
+  run_->engine->thread_started(tid);
+}
+
+void Profiler::thread_ended(pid_t tid) {
+  std::shared_lock<std::shared_mutex> lock(engine_mutex_);
+  if (run_ && run_->engine) run_->engine->thread_ended(tid);
+}
+
+// Continuous mode: at the end of each window, the finished profile is written and a new window
+// begins. Sleeps in between (no CPU); woken early by end_sampling().
+void Profiler::loop_main() {
+  const int64_t window = run_->options.loop_ns;
+  int64_t next = run_->start_mono_ns + window;
+  std::unique_lock<std::mutex> lock(loop_mutex_);
+  while (!loop_stop_) {
+    const int64_t wait_ns = next - jvmkit::monotonic_ns();
+    if (wait_ns > 0) {
+      loop_wake_.wait_for(lock, std::chrono::nanoseconds(wait_ns));
+      continue;  // re-checks the stop flag and the time
+    }
+    lock.unlock();
+    Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
+    std::string path;
+    if (Error e = write_window(std::move(done), &path)) {
+      std::fprintf(stderr, "jvmkit profiler: %s\n", e.message().c_str());
+    }
+    next += window;
+    // After a long stall (a suspended process), the next window starts now, not in the past.
+    if (next <= jvmkit::monotonic_ns()) next = jvmkit::monotonic_ns() + window;
+    lock.lock();
+  }
+}
+
+// Writes a continuous-mode window to the run's file pattern and applies keep=.
+Error Profiler::write_window(Recording::Window window, std::string* path) {
+  Run& run = *run_;
+  Error e = write_output(run.options, *window.profile, window.start_wall_ns, window.duration_ns, path);
+  if (e) {
+    run.window_errors++;
+    return e;
+  }
+  run.windows.written(*path);
+  run.last_window = *path;
+  return Error::ok();
+}
+
+// Writes PROFILE in OUTPUT's format to OUTPUT's file pattern, expanded for a profile that starts
+// at START_WALL_NS and lasts DURATION_NS; *PATH receives the file name.
+Error Profiler::write_output(const Options& output, const Profile& profile, int64_t start_wall_ns, int64_t duration_ns,
+                             std::string* path) const {
+  Options expanded = output;
+  expanded.file = expand_file_pattern(output.file, static_cast<int>(getpid()), start_wall_ns);
+  *path = expanded.file;
+  RunInfo info;
+  info.title = "jvmkit profile: " + std::string(output.event->name);
+  info.event = std::string(output.event->name) + ", interval " + describe_interval(*output.event, output.interval);
+  info.value_type = std::string(output.event->pprof_type);
+  info.value_unit = std::string(output.event->pprof_unit);
+  info.interval = output.interval;
+  info.start_time_ns = start_wall_ns;
+  info.duration_ns = duration_ns;
+  info.program = run_->program.empty() ? "java" : run_->program;
+  info.window = output.loop_ns > 0;
+  return write_profile(profile, expanded, info);
+}
+
+// The report of the run that just ended (sampling stopped), with OUTPUT_LINE last; TOP and
+// SAMPLES are the written profile's.
+std::string Profiler::report(const std::string& output_line, const std::vector<MethodCount>& top,
+                             int64_t samples) const {
+  const Run& run = *run_;
+  const Recording::Figures f = run.recording->figures();
+  ReportInput in;
+  in.engine = run.engine ? run.engine->description() : "";
+  in.seconds = static_cast<double>(jvmkit::monotonic_ns() - run.start_mono_ns) / 1e9;
+  in.counts = counts_since(process_counts(), run.base);
+  in.counts.delivered = f.counts.delivered;
+  in.counts.failed = f.counts.failed;
+  in.counts.empty = f.counts.empty;
+  in.counts.failed_by_thread = failures_by_thread(f.failures_by_tid);
+  in.top = top;
+  in.total_samples = samples;
+  if (f.truncated > 0) {
+    in.notes.push_back(std::to_string(f.truncated) + " samples deeper than depth=" + std::to_string(run.options.depth) +
+                       " frames, cut at the root end ([truncated])");
+  }
+  if (f.overflow > 0) {
+    in.notes.push_back(std::to_string(f.overflow) + " samples past the profile's bound of max_stacks=" +
+                       std::to_string(run.options.max_stacks) + " merged into [overflow]");
+  }
+  if (run.options.loop_ns > 0) {
+    in.notes.push_back("continuous: " + std::to_string(f.windows_taken) + " windows, " +
+                       std::to_string(f.samples_in_taken_windows) + " samples in them; delivered with frames " +
+                       std::to_string(f.counts.delivered - f.counts.empty) +
+                       (f.samples_in_taken_windows == f.counts.delivered - f.counts.empty ? " (equal)" : " (DIFFER)"));
+  }
+  if (f.counts.delivered > 0 && f.biased > 0) {
+    // Biased traces: taken at a safepoint, or in compiled code whose debug information places a
+    // sample only at the next safepoint (code compiled before an attach).
+    char text[320];
+    std::snprintf(text, sizeof(text), "%lld of %lld traces (%.1f%%) placed at a safepoint (biased)%s",
+                  static_cast<long long>(f.biased), static_cast<long long>(f.counts.delivered),
+                  100.0 * static_cast<double>(f.biased) / static_cast<double>(f.counts.delivered),
+                  run.coarse_code_before
+                      ? ": code compiled before the attach places samples only at safepoints; code compiled "
+                        "since is exact (start the JVM with -XX:+UnlockDiagnosticVMOptions "
+                        "-XX:+DebugNonSafepoints to have it exact everywhere)"
+                      : "");
+    in.notes.push_back(text);
+  }
+  in.output = output_line;
+  return report_text(in);
+}
+
+}  // namespace jvmkit::prof

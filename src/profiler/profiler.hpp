@@ -1,0 +1,106 @@
+// Profiler: the agent's controller. It owns at most one run (start to stop) at a time and carries
+// out the agent's commands, from wherever they come:
+//   -agentpath at JVM start   prepare() in Agent_OnLoad, the run starts at vm_init()
+//   Agent_OnAttach            execute(): start, stop, dump or status (the `jvmkit` tool)
+//   VMDeath                   vm_death(): a run still going is stopped and written
+// A run enables the stack-walk library and starts an engine; stopping it disables both, so that
+// between runs the profiler costs nothing: no signals, no timers, no thread of its own.
+#pragma once
+
+#include <jvmti.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+
+#include "base/error.hpp"
+#include "profiler/engine.hpp"
+#include "profiler/file_pattern.hpp"
+#include "profiler/options.hpp"
+#include "profiler/recording.hpp"
+#include "profiler/report.hpp"
+
+namespace jvmkit::prof {
+
+// Agent_OnAttach's return values: the `jvmkit` tool turns them into its messages and exit status.
+enum class AnswerCode : int {
+  kOk = 0,
+  kBadOption = 1,
+  kAlreadyRunning = 2,
+  kNotRunning = 3,
+  kOtherVersion = 4,
+  kCannotStart = 5,
+  kCannotWrite = 6,
+};
+
+struct Answer {
+  AnswerCode code = AnswerCode::kOk;
+  std::string text;  // what happened, for a person: one or more lines
+};
+
+class Profiler {
+ public:
+  Profiler(JavaVM* vm, jvmtiEnv* jvmti);
+  Profiler(const Profiler&) = delete;
+  Profiler& operator=(const Profiler&) = delete;
+
+  // Agent_OnLoad: the run that starts at VMInit. Its engine starts now, so that an event that
+  // cannot be sampled stops the JVM at start with a message.
+  Error prepare(const Options& options);
+  // VMInit: the prepared run starts (the stack-walk library wants the live phase).
+  void vm_init();
+  // A command from Agent_OnAttach.
+  Answer execute(const Options& options);
+  // VMDeath (or Agent_OnUnload without VMDeath): stops a running run, writes its output and prints
+  // the report on stderr.
+  void vm_death();
+
+  void thread_started(pid_t tid);
+  void thread_ended(pid_t tid);
+
+ private:
+  struct Run;
+
+  Answer start(const Options& options);
+  Answer stop(const Options& given);
+  Answer dump(const Options& given);
+  Answer status() const;
+
+  Error begin_run(const Options& options, bool live);
+  Error activate_run();
+  void end_sampling();
+  Error install_handler(int signal);
+  void loop_main();
+  Error write_window(Recording::Window window, std::string* path);
+  Error write_output(const Options& output, const Profile& profile, int64_t start_wall_ns, int64_t duration_ns,
+                     std::string* path) const;
+  Options output_options(const Options& given) const;
+  std::string report(const std::string& output_line, const std::vector<MethodCount>& top, int64_t samples) const;
+  void drop_run();
+
+  JavaVM* vm_;
+  jvmtiEnv* jvmti_;
+  std::mutex control_mutex_;        // one command at a time
+  std::unique_ptr<Run> run_;        // guarded by control_mutex_; the engine also by engine_mutex_
+  std::shared_mutex engine_mutex_;  // thread events (shared) against engine changes
+  std::set<int> installed_signals_;
+  std::string last_run_;  // status when not running: what the last run was
+  bool dead_ = false;
+
+  // Continuous mode: the window thread, woken early to stop.
+  std::mutex loop_mutex_;
+  std::condition_variable loop_wake_;
+  bool loop_stop_ = false;
+  std::thread loop_thread_;
+};
+
+// The Recording that the stack-trace callbacks feed (null when no run samples).
+Recording* current_recording();
+
+}  // namespace jvmkit::prof

@@ -1,0 +1,115 @@
+// Recording: what one profiling run (start to stop) collects from the stack-trace callbacks.
+//
+// The stack-walk library delivers traces on its delivery thread, one at a time, as
+// beginStackTrace, frames, endStackTrace (or one failure). A Recording turns them into samples of
+// the current window's Profile and keeps the run's counts. Continuous profiling cuts the run into
+// windows: take_window() hands out the finished window's profile and puts a fresh one in its place,
+// so that every delivered sample lands in exactly one window.
+//
+// Thread safety: everything is guarded by one mutex. A trace holds it from begin to end, so a dump
+// or a window change never sees half a trace.
+#pragma once
+
+#include <jvmkit/stack_walk.h>
+#include <jvmti.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "profiler/method_resolver.hpp"
+#include "profiler/options.hpp"
+#include "profiler/profile.hpp"
+#include "profiler/report.hpp"
+
+namespace jvmkit::prof {
+
+class Recording {
+ public:
+  Recording(JavaVM* vm, jvmtiEnv* jvmti, const Options& options, int64_t start_wall_ns, int64_t start_mono_ns);
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+
+  // --- The stack-trace callbacks (the library's delivery thread) ---
+  void begin_trace(jboolean biased);  // takes the lock, released by end_trace
+  // Returns whether the trace wants more frames (false past the depth limit).
+  bool add_frame(jvmtiFrameType type, jmethodID method, jlocation location);
+  void end_trace(jthread thread, pid_t tid, bool truncated);
+  void trace_failed(pid_t tid);
+
+  // A thread started: a reused tid names a new thread.
+  void thread_started(pid_t tid);
+  // Wall sampling: TID failed again and again without one delivered trace (a JVM service thread).
+  bool runs_no_java(pid_t tid) const;
+
+  // A finished window.
+  struct Window {
+    std::unique_ptr<Profile> profile;
+    int64_t start_wall_ns = 0;
+    int64_t duration_ns = 0;
+  };
+  // Ends the current window at NOW_MONO_NS (NOW_WALL_NS on the wall clock) and starts the next.
+  Window take_window(int64_t now_wall_ns, int64_t now_mono_ns);
+  // Calls F with the current window's profile and start, deliveries held off meanwhile.
+  void with_current_window(const std::function<void(const Profile&, int64_t start_wall_ns)>& f);
+
+  // The run's own counts (delivered, failed, empty) and what it saw, for reports and status.
+  struct Figures {
+    SampleCounts counts;
+    std::unordered_map<pid_t, int64_t> failures_by_tid;
+    int64_t samples = 0;  // samples added to profiles, all windows
+    int64_t samples_in_taken_windows = 0;
+    int64_t windows_taken = 0;
+    int64_t biased = 0;     // delivered traces taken at a safepoint (biased)
+    int64_t truncated = 0;  // samples cut at the depth limit ([truncated] root frame)
+    int64_t overflow = 0;   // samples merged into [overflow] past the profile's bound
+    int64_t current_window_samples = 0;
+  };
+  Figures figures() const;
+
+  // The run's clock starts again (a run prepared at JVM start begins sampling at VMInit).
+  void restart_clock(int64_t now_wall_ns, int64_t now_mono_ns);
+
+ private:
+  std::unique_ptr<Profile> new_profile() const;
+  uint32_t thread_root(jthread thread, pid_t tid);
+
+  JavaVM* vm_;
+  jvmtiEnv* jvmti_;
+  const Options options_;
+
+  mutable std::mutex mutex_;
+  std::unique_ptr<Profile> profile_;
+  MethodResolver resolver_;
+  int64_t window_start_wall_ns_;
+  int64_t window_start_mono_ns_;
+  SampleCounts counts_;
+  std::vector<Frame> trace_;
+  bool trace_cut_ = false;                            // add_frame refused frames past the depth limit
+  std::unordered_map<pid_t, uint32_t> thread_roots_;  // the current profile's thread root frames
+  std::unordered_map<pid_t, int64_t> failures_by_tid_;
+  std::unordered_set<pid_t> delivered_tids_;  // wall only: threads with at least one trace
+  int64_t samples_in_taken_windows_ = 0;
+  int64_t windows_taken_ = 0;
+  int64_t biased_ = 0;
+  int64_t truncated_ = 0;
+  int64_t overflow_in_taken_windows_ = 0;
+
+  // The lock a delivered trace holds from begin_trace to end_trace: the trace must reach the
+  // profile as a unit, so the lock spans two callbacks, which no scoped guard can express.
+  // trace_locked_ (only touched with mutex_ held) checks that every begin is paired with an end.
+  bool trace_locked_ = false;
+
+  // Wall sampling: threads whose samples failed kFailuresWithoutJava times without a delivered
+  // trace. Own lock: read by the wall sampler thread at every tick.
+  static constexpr int64_t kFailuresWithoutJava = 20;
+  mutable std::mutex skip_mutex_;
+  std::unordered_set<pid_t> without_java_;
+};
+
+}  // namespace jvmkit::prof

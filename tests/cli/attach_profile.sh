@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# The jvmkit tool against running JVMs, through the attach mechanism:
+#   attach_profile.sh TOOL JAVA CLASSES      (CLASSES: java/tests/cli's, jvmkit.test.cli.ProfileTarget)
+#   - profile -d: a profile that names the hot method, at the path asked for, and where it is said;
+#     the default output (profile.html in the tool's working directory); Ctrl-C ends the wait early
+#     and the profile is still written; a JVM that exits during the wait writes it at its exit;
+#   - status while not running and while running; start, dump, stop, start again, stop: a new
+#     profile each time;
+#   - misuse: usage errors (status 2), no such process, not a JVM (left running), already running,
+#     not running, a JVM with -XX:+DisableAttachMechanism (status 1 and the reason);
+#   - a JVM of another user (root attaching to uid 65534) and one in its own mount and PID
+#     namespaces with its own /tmp: profiled, and the file is ours, at the path we asked for;
+#   - continuous mode: --loop 1s -d 5 writes about five window files named by %t; --loop without -d
+#     returns at once and jvmkit stop ends it.
+set -u
+tool=$1 java=$2 classes=$3
+target=(jvmkit.test.cli.ProfileTarget 180)
+# shellcheck source=../support/attach_targets.sh
+source "$(dirname "$0")/../support/attach_targets.sh"
+hot=jvmkit.test.cli.ProfileTarget.spin
+version=$("$tool" --version | awk '{print $2}')
+# run NAME STATUS ARGS...: runs the tool with ARGS (its output in $work/NAME.log) and checks that it
+# exits with STATUS; shows the output when it does not.
+run() {
+  local name=$1 want=$2; shift 2
+  "$tool" "$@" >"$work/$name.log" 2>&1
+  local rc=$?
+  check "$name: jvmkit $* exits with $want" test "$rc" -eq "$want"
+  [ "$rc" -eq "$want" ] || { echo "    (exit status $rc)"; sed 's/^/    /' "$work/$name.log"; }
+}
+said() { grep -q -- "$2" "$work/$1.log"; }       # said NAME TEXT: the tool's output has TEXT
+hot_in() { grep -q "$hot" "$1" 2>/dev/null; }   # hot_in FILE: the profile names the hot method
+samples() { awk '{n += $NF} END {print n + 0}' "$1" 2>/dev/null; }  # of a collapsed profile
+
+echo "== usage errors"
+run usage_no_pid 2 status
+check "names the missing pid" said usage_no_pid "status: missing pid"
+run usage_option 2 profile --frobnicate 1
+check "names the unknown option" said usage_option "unknown option '--frobnicate'"
+run usage_duration 2 profile -d 3x 1
+check "names the bad duration" said usage_duration "\-d 3x: bad duration"
+
+echo "== profile a JVM started without the agent"
+start_jvm "$work/plain.out" "$java" || exit 1
+plain=$pid
+run status_idle 0 status "$plain"
+check "status: not running" said status_idle "not running"
+run profile 0 profile -d 3 -o "$work/p.collapsed" "$plain"
+check "profile -d 3: the profile names $hot" hot_in "$work/p.collapsed"
+check "profile: says where the profile is" said profile "written to $work/p.collapsed"
+(cd "$work" && "$tool" profile -d 1 "$plain") >"$work/default.log" 2>&1
+check "profile without -o: profile.html in the working directory" grep -qi "<html" "$work/profile.html"
+start_s=$(date +%s)
+"$tool" profile -d 60 -o "$work/int.collapsed" "$plain" >"$work/int.log" 2>&1 &
+tool_pid=$!
+sleep 3
+kill -INT "$tool_pid"
+wait "$tool_pid"
+rc=$?
+check "Ctrl-C: profile ends early (status $rc, $(($(date +%s) - start_s)) s)" test "$rc" -eq 0 -a $(($(date +%s) - start_s)) -lt 30
+check "Ctrl-C: the profile is still written" hot_in "$work/int.collapsed"
+target=(jvmkit.test.cli.ProfileTarget 3)  # a JVM that exits during the wait
+start_jvm "$work/short.out" "$java" || exit 1
+target=(jvmkit.test.cli.ProfileTarget 180)
+run jvm_exits 0 profile -d 60 -o "$work/short.collapsed" "$pid"
+check "the JVM exits while profiled: the tool says so" said jvm_exits "exited while it was being profiled"
+check "the JVM exits while profiled: its agent wrote the profile at exit" hot_in "$work/short.collapsed"
+
+echo "== start, status, dump, stop, start again, stop"
+run start1 0 start "$plain"
+run status_running 0 status "$plain"
+check "status: running" bash -c "grep -q 'running' '$work/status_running.log' && ! grep -q 'not running' '$work/status_running.log'"
+run start_twice 1 start "$plain"
+check "start twice: already running" said start_twice "already running"
+sleep 3
+run dump 0 dump -o "$work/dump.collapsed" "$plain"
+check "dump: the profile so far" hot_in "$work/dump.collapsed"
+run stop1 0 stop -o "$work/stop1.collapsed" "$plain"
+check "stop: the profile" hot_in "$work/stop1.collapsed"
+check "stop: says where the profile is" said stop1 "written to $work/stop1.collapsed"
+run stop_twice 1 stop -o "$work/stop_twice.collapsed" "$plain"
+check "stop twice: not running" said stop_twice "not running"
+check "stop twice: no file" test ! -e "$work/stop_twice.collapsed"
+run dump_idle 1 dump -o "$work/dump_idle.collapsed" "$plain"
+check "dump while not running: not running" said dump_idle "not running"
+run start2 0 start "$plain"
+sleep 1
+run stop2 0 stop -o "$work/stop2.collapsed" "$plain"
+check "start again: a new profile ($(samples "$work/stop2.collapsed") samples in ~1 s after $(samples "$work/stop1.collapsed") in ~3 s)" \
+  test "$(samples "$work/stop2.collapsed")" -gt 0 -a "$(samples "$work/stop2.collapsed")" -lt "$(samples "$work/stop1.collapsed")"
+
+echo "== continuous mode"
+run loop 0 profile --loop 1s -d 5 -o "$work/win-%t.collapsed" "$plain"
+windows=$(find "$work" -maxdepth 1 -name 'win-*.collapsed' | wc -l)
+check "--loop 1s -d 5: about five window files ($windows)" test "$windows" -ge 4 -a "$windows" -le 7
+check "window files named by %t (yyyymmdd-hhmmss)" \
+  bash -c "ls '$work' | grep '^win-' | grep -qE '^win-[0-9]{8}-[0-9]{6}\.collapsed$'"
+check "the windows name $hot" bash -c "grep -l '$hot' '$work'/win-*.collapsed | grep -q ."
+start_s=$(date +%s)
+run loop_background 0 profile --loop 1s -o "$work/bg-%t.collapsed" "$plain"
+check "--loop without -d returns at once" test $(($(date +%s) - start_s)) -lt 10
+run loop_status 0 status "$plain"
+check "status: running in continuous mode" bash -c "! grep -q 'not running' '$work/loop_status.log'"
+sleep 3
+run loop_stop 0 stop -o "$work/bg-last.collapsed" "$plain"
+check "jvmkit stop ends continuous mode" bash -c "'$tool' status $plain | grep -q 'not running'"
+check "continuous mode wrote window files" bash -c "ls '$work' | grep -q '^bg-[0-9]'"
+
+echo "== misuse"
+true & dead=$!; wait "$dead"
+run no_such_process 1 status "$dead"
+check "no such process" said no_such_process "no such process: $dead"
+sleep 60 & other=$!; pids+=("$other")
+run not_a_jvm 1 profile -d 1 "$other"
+check "not a JVM" said not_a_jvm "is not a HotSpot JVM"
+check "the other process was not signalled" kill -0 "$other"
+start_jvm "$work/disabled.out" "$java" -XX:+DisableAttachMechanism || exit 1
+run attach_disabled 1 profile -d 1 -o "$work/disabled.collapsed" "$pid"
+check "attach disabled" said attach_disabled "DisableAttachMechanism"
+check "no thread dump provoked" bash -c "! grep -q 'Full thread dump' '$work/disabled.out'"
+
+if can_start_other_user; then
+  echo "== a JVM of another user (uid 65534), attached as root"
+  start_jvm "$work/user.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$java" || exit 1
+  run other_user 0 profile -d 2 -o "$work/user.collapsed" "$pid"
+  check "another user's JVM: the profile names $hot" hot_in "$work/user.collapsed"
+  check "another user's JVM: the file is ours" test "$(stat -c %u "$work/user.collapsed" 2>/dev/null)" = "$(id -u)"
+  check "the agent copy it loaded" test -f "/tmp/jvmkit-$version/libjvmkit_prof.so"
+  run other_user_status 0 status "$pid"
+  check "another user's JVM: status" said other_user_status "not running"
+else
+  echo "skipped: another user's JVM (needs root and setpriv)"
+fi
+
+if can_start_in_namespaces; then
+  echo "== a JVM in its own mount and PID namespaces, with its own /tmp"
+  start_jvm_in_namespaces "$work/ns.out" || exit 1  # the agent is the tool's business
+  run namespaces 0 profile -d 2 -o "$work/ns.collapsed" "$pid"
+  check "a JVM in other namespaces: the profile names $hot" hot_in "$work/ns.collapsed"
+  check "a JVM in other namespaces: the file is ours" test "$(stat -c %u "$work/ns.collapsed" 2>/dev/null)" = "$(id -u)"
+  check "the agent copy is in the JVM's own /tmp" test -f "/proc/$pid/root/tmp/jvmkit-$version/libjvmkit_prof.so"
+  check "no reply or profile left in the JVM's /tmp" \
+    bash -c "! ls /proc/$pid/root/tmp | grep -qE '^jvmkit-(reply|out)-'"
+  run namespaces_status 0 status "$pid"
+  check "a JVM in other namespaces: status" said namespaces_status "not running"
+else
+  echo "skipped: a JVM in other namespaces (needs root and unshare)"
+fi
+
+if [ "$failures" -gt 0 ]; then echo "jvmkit attach test: $failures FAILED"; exit 1; fi
+echo "jvmkit attach test: PASS"
