@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The jvmkit tool against running JVMs, through the attach mechanism:
-#   attach_profile.sh TOOL JAVA CLASSES      (CLASSES: java/tests/cli's, jvmkit.test.cli.ProfileTarget)
+#   attach_profile.sh TOOL JAVA CLASSES WORK AGENT OTHER_VERSION_AGENT
+#   (CLASSES: java/tests/cli's, jvmkit.test.cli.ProfileTarget; OTHER_VERSION_AGENT: a stand-in
+#   for an agent of another version)
 #   - profile -d: a profile that names the hot method, at the path asked for, and where it is said;
 #     the default output (profile.html in the tool's working directory); Ctrl-C ends the wait early
 #     and the profile is still written; a JVM that exits during the wait writes it at its exit;
@@ -11,7 +13,10 @@
 #   - a JVM of another user (root attaching to uid 65534) and one in its own mount and PID
 #     namespaces with its own /tmp: profiled, and the file is ours, at the path we asked for;
 #   - continuous mode: --loop 1s -d 5 writes about five window files named by %t; --loop without -d
-#     returns at once and jvmkit stop ends it.
+#     returns at once and jvmkit stop ends it;
+#   - a JVM whose agent was loaded at its start (-agentpath: the same library, or a copy of it at
+#     another path, to which the attached copy passes the commands): status, stop, start again;
+#     an agent of another version: refused with both versions named.
 set -u
 tool=$1 java=$2 classes=$3
 target=(jvmkit.test.cli.ProfileTarget 180)
@@ -105,6 +110,28 @@ sleep 3
 run loop_stop 0 stop -o "$work/bg-last.collapsed" "$plain"
 check "jvmkit stop ends continuous mode" bash -c "'$tool' status $plain | grep -q 'not running'"
 check "continuous mode wrote window files" bash -c "ls '$work' | grep -q '^bg-[0-9]'"
+
+echo "== the agent loaded at JVM start"
+agent=$5 other_version_agent=$6
+start_jvm "$work/onload.out" "$java" "-agentpath:$agent=interval=1ms,file=$work/onload-exit.collapsed" || exit 1
+run onload_status 0 status "$pid"
+check "-agentpath: status says running" bash -c "grep -q 'running' '$work/onload_status.log' && ! grep -q 'not running' '$work/onload_status.log'"
+run onload_stop 0 stop -o "$work/onload-stop.collapsed" "$pid"
+check "-agentpath: stop writes its profile" hot_in "$work/onload-stop.collapsed"
+run onload_start 0 start "$pid"
+sleep 1
+run onload_stop2 0 stop -o "$work/onload-stop2.collapsed" "$pid"
+check "-agentpath: start again, stop" hot_in "$work/onload-stop2.collapsed"
+mkdir -p "$work/copy" && cp "$agent" "$work/copy/libjvmkit_prof.so"
+start_jvm "$work/copy.out" "$java" "-agentpath:$work/copy/libjvmkit_prof.so=interval=1ms,file=$work/copy-exit.collapsed" || exit 1
+run copy_status 0 status "$pid"
+check "a copy at another path: the command reaches it" bash -c "grep -q 'running' '$work/copy_status.log' && ! grep -q 'not running' '$work/copy_status.log'"
+run copy_stop 0 stop -o "$work/copy-stop.collapsed" "$pid"
+check "a copy at another path: stop writes its profile" hot_in "$work/copy-stop.collapsed"
+start_jvm "$work/other.out" "$java" "-agentpath:$other_version_agent" || exit 1
+run other_version 1 start "$pid"
+check "another agent version: refused, both versions named" \
+  bash -c "grep -q 'another version of the jvmkit agent (0.0.1-other' '$work/other_version.log' && grep -q 'this is $version' '$work/other_version.log'"
 
 echo "== misuse"
 true & dead=$!; wait "$dead"

@@ -44,10 +44,12 @@ start_jvm_in_namespaces() {
   cp -r "$classes" "$work/classes"
   unshare --mount --pid --fork --mount-proc sh -c \
     "mount -t tmpfs tmpfs /tmp && exec '$java' -cp '$work/classes' ${target[*]}" >"$out" 2>&1 &
-  pids+=("$!")
+  local unshare_pid=$!
+  pids+=("$unshare_pid")
   for _ in $(seq 1 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.1; done
-  # The java process is pid 1 of the new PID namespace: the one whose last NSpid is 1.
-  pid=$(pgrep -f "${target[0]}" | while read -r p; do grep -q "NSpid:.*[[:space:]]1$" /proc/"$p"/status && echo "$p"; done | head -1)
+  # The java process is unshare's child (pid 1 of the new PID namespace). Looked up by parent, not
+  # by command line: the same test may run on another JDK at the same time.
+  pid=$(pgrep -P "$unshare_pid" | head -1)
   [ -n "$pid" ] || { echo "the JVM in the namespaces did not start: $(head -5 "$out")"; return 1; }
   pids+=("$pid")
   echo "java in the namespaces: pid $pid here, $(grep NSpid /proc/"$pid"/status)"
