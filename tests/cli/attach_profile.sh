@@ -9,7 +9,8 @@
 #   - status while not running and while running; start, dump, stop, start again, stop: a new
 #     profile each time;
 #   - misuse: usage errors (status 2), no such process, not a JVM (left running), already running,
-#     not running, a JVM with -XX:+DisableAttachMechanism (status 1 and the reason);
+#     not running, a JVM with -XX:+DisableAttachMechanism, another user's JVM without the right to
+#     attach (status 1 and the reason);
 #   - a JVM of another user (root attaching to uid 65534) and one in its own mount and PID
 #     namespaces with its own /tmp: profiled, and the file is ours, at the path we asked for;
 #   - continuous mode: --loop 1s -d 5 writes about five window files named by %t; --loop without -d
@@ -145,6 +146,14 @@ start_jvm "$work/disabled.out" "$java" -XX:+DisableAttachMechanism || exit 1
 run attach_disabled 1 profile -d 1 -o "$work/disabled.collapsed" "$pid"
 check "attach disabled" said attach_disabled "DisableAttachMechanism"
 check "no thread dump provoked" bash -c "! grep -q 'Full thread dump' '$work/disabled.out'"
+
+if can_start_other_user; then
+  echo "== not permitted: the tool as uid 65534, the JVM root's"
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$tool" status "$plain" >"$work/not_permitted.log" 2>&1
+  rc=$?
+  check "not permitted: exit 1 (status $rc)" test "$rc" -eq 1
+  check "not permitted: says so" said not_permitted "not permitted"
+fi
 
 if can_start_other_user; then
   echo "== a JVM of another user (uid 65534), attached as root"

@@ -246,5 +246,28 @@ TEST(PprofWriter, ProfileProtoWithFunctionsLocationsLinesAndSamples) {
   EXPECT_EQ(by_stack["app.Main.b:20 app.Main.main:6 "], 2);  // interpreted + inlined copies merge
 }
 
+// A continuous-mode window's start and length reach each format: pprof's time_nanos (field 9) and
+// duration_nanos (10), the HTML page's header line, and collapsed output's first (comment) line.
+TEST(Writers, WindowTimesInEveryFormat) {
+  RunInfo info;
+  info.event = "cpu, interval 10 ms";
+  info.start_time_ns = 1'796'337'001'000'000'000;  // 2026-12-03T22:30:01Z
+  info.duration_ns = 60'000'000'000;
+  info.window = true;
+  int64_t time_nanos = 0, duration_nanos = 0;
+  for (const Field& f : decode(gunzip(pprof_bytes(sample_profile(), info)))) {
+    if (f.number == 9) time_nanos = static_cast<int64_t>(f.varint);
+    if (f.number == 10) duration_nanos = static_cast<int64_t>(f.varint);
+  }
+  EXPECT_EQ(time_nanos, info.start_time_ns);
+  EXPECT_EQ(duration_nanos, info.duration_ns);
+  EXPECT_NE(html_text(sample_profile(), info).find("from 2026-12-03T22:30:01Z for 60.0 s"), std::string::npos);
+  const std::string collapsed = collapsed_text(sample_profile(), false, &info);
+  EXPECT_EQ(collapsed.substr(0, collapsed.find('\n')),
+            "# jvmkit profile: cpu, interval 10 ms, from 2026-12-03T22:30:01Z for 60.0 s");
+  // Outside continuous mode collapsed output stays flamegraph.pl's plain input.
+  EXPECT_NE(collapsed_text(sample_profile(), false).substr(0, 1), "#");
+}
+
 }  // namespace
 }  // namespace jvmkit::prof
