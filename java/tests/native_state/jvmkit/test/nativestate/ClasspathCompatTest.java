@@ -30,13 +30,15 @@ public final class ClasspathCompatTest {
   /** Frees its state from finalize(), as Classpath's peers did. */
   static final class Finalized {
     static volatile long table;
-    static volatile int removed;
+    // Counted by the Finalizer thread and by the secondary one System.runFinalization() starts,
+    // possibly at the same time: an atomic count (a volatile int++ lost an update).
+    static final java.util.concurrent.atomic.AtomicInteger removed = new java.util.concurrent.atomic.AtomicInteger();
     final int native_state = System.identityHashCode(this);
 
     @SuppressWarnings({"deprecation", "removal"})
     @Override
     protected void finalize() {
-      if (Native.remove(table, this) != 0) removed++;
+      if (Native.remove(table, this) != 0) removed.incrementAndGet();
     }
   }
 
@@ -140,12 +142,12 @@ public final class ClasspathCompatTest {
     Finalized.table = t;
     for (int i = 0; i < 200; i++) Check.equal(0, Native.set(t, new Finalized(), 0x808), "set_state #" + i);
     Check.equal(200, Native.size(t), "entries before the objects die");
-    for (int round = 0; round < 50 && Finalized.removed < 200; round++) {
+    for (int round = 0; round < 50 && Finalized.removed.get() < 200; round++) {
       System.gc();
       System.runFinalization();
       Thread.sleep(20);
     }
-    Check.equal(200, Finalized.removed, "remove_state_slot from finalize() found every state");
+    Check.equal(200, Finalized.removed.get(), "remove_state_slot from finalize() found every state");
     Check.equal(0, Native.size(t), "no entry left");
     Native.free(t);
   }
