@@ -17,6 +17,7 @@
 #include "cli/commands.hpp"
 #include "cli/usage.hpp"
 #include "hotspot/attach.hpp"
+#include "profiler/answer_code.hpp"
 
 namespace jvmkit::cli {
 
@@ -26,26 +27,6 @@ namespace {
 constexpr int kAttachTimeoutMs = 60'000;
 // HotSpot takes each argument of an attach command in at most 1024 bytes, its NUL included.
 constexpr size_t kAttachArgumentMax = 1024;
-
-// What Agent_OnAttach's return values mean (the agent's side of the protocol: agent.cpp).
-const char* agent_result_meaning(int code) {
-  switch (code) {
-    case 1:
-      return "bad option list";
-    case 2:
-      return "already running";
-    case 3:
-      return "not running";
-    case 4:
-      return "another version of the jvmkit agent is loaded in this JVM";
-    case 5:
-      return "could not start";
-    case 6:
-      return "could not write the output";
-    default:
-      return "failed";
-  }
-}
 
 // The JVM, and where it finds the agent and the files it writes for us.
 struct Target {
@@ -103,7 +84,7 @@ int report(const Answer& a, const char* action, bool to_stdout) {
   std::fputs(a.text.c_str(), to_stdout ? stdout : stderr);
   std::fflush(stdout);
   if (a.code == 0) return 0;
-  std::fprintf(stderr, "jvmkit: %s failed: %s (agent result %d)\n", action, agent_result_meaning(a.code), a.code);
+  std::fprintf(stderr, "jvmkit: %s failed: %s (agent result %d)\n", action, prof::answer_code_meaning(a.code), a.code);
   return 1;
 }
 

@@ -117,20 +117,6 @@ jint load(JavaVM* vm, const char* options_text) {
   return JNI_OK;
 }
 
-// The reply= item of an option list, found even when the list does not parse (its error must
-// reach the tool).
-std::string reply_path(std::string_view text) {
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view item = text.substr(start, end - start);
-    if (item.substr(0, 6) == "reply=" && item.size() > 7 && item[6] == '/') return std::string(item.substr(6));
-    start = end + 1;
-  }
-  return "";
-}
-
 // Hands ANSWER to the tool: in the reply file it named (created here, never an existing file or a
 // symbolic link), else on the JVM's stderr.
 void send_reply(const std::string& path, const Answer& answer) {
@@ -158,7 +144,7 @@ void send_reply(const std::string& path, const Answer& answer) {
 }
 
 AnswerCode command(JavaVM* vm, const char* options_text) {
-  const std::string reply = reply_path(options_text != nullptr ? options_text : "");
+  const std::string reply = reply_option(options_text != nullptr ? options_text : "");
   Options options;
   if (Error e = parse_options(options_text, static_cast<int>(getpid()), &options)) {
     send_reply(reply, {AnswerCode::kBadOption, "bad option: " + e.message()});
@@ -217,7 +203,7 @@ jint attach(JavaVM* vm, const char* options) {
   OtherCopy other;
   if (g_profiler == nullptr && find_running_copy(&other)) {
     if (other.version == jvmkit_prof_version()) return other.command(vm, options);
-    const std::string reply = reply_path(options != nullptr ? options : "");
+    const std::string reply = reply_option(options != nullptr ? options : "");
     send_reply(reply, {AnswerCode::kOtherVersion, "another version of the jvmkit agent (" + other.version + ", " +
                                                       other.path + ") runs in this JVM; this is " +
                                                       jvmkit_prof_version() + ": use the jvmkit tool of that version"});

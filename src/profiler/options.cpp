@@ -323,6 +323,13 @@ const std::string& option_names() {
   return names;
 }
 
+std::string reply_option(std::string_view text) {
+  for (std::string_view item : split(text, ',')) {
+    if (item.substr(0, 6) == "reply=" && item.size() > 7 && item[6] == '/') return std::string(item.substr(6));
+  }
+  return "";
+}
+
 Error parse_options(const char* text, int pid, Options* out) {
   *out = Options();
   OptionParse p;

@@ -74,6 +74,10 @@ const std::string& option_names();
 //   "interval=10xs: unknown unit 'xs' (use ns, us, ms or s)".
 Error parse_options(const char* text, int pid, Options* out);
 
+// The reply= value of the option list TEXT, found even when the list does not parse (a bad list's
+// message must still reach the tool); "" when there is none or it is not an absolute path.
+std::string reply_option(std::string_view text);
+
 // Parses a duration with an optional ns/us/ms/s suffix ("10ms", "250us", "1000000") into ns.
 Error parse_duration(std::string_view text, int64_t* ns);
 

@@ -260,6 +260,11 @@ Answer Profiler::start(const Options& options) {
   return {AnswerCode::kOk, text};
 }
 
+// "not running", and what the last run was.
+std::string Profiler::not_running_text() const {
+  return last_run_.empty() ? "not running" : "not running (last run: " + last_run_ + ")";
+}
+
 // The output options of a stop or dump: its own file (and format) when it names one, else the run's.
 Options Profiler::output_options(const Options& given) const {
   Options out = run_->options;
@@ -272,8 +277,7 @@ Options Profiler::output_options(const Options& given) const {
 }
 
 Answer Profiler::stop(const Options& given) {
-  if (!run_)
-    return {AnswerCode::kNotRunning, "not running" + (last_run_.empty() ? "" : " (last run: " + last_run_ + ")")};
+  if (!run_) return {AnswerCode::kNotRunning, not_running_text()};
   end_sampling();
   Run& run = *run_;
   const Options output = output_options(given);
@@ -290,9 +294,7 @@ Answer Profiler::stop(const Options& given) {
                          " (last: " + path + ")";
   } else {
     written = write_output(output, *last.profile, last.start_wall_ns, last.duration_ns, &path);
-    Options shown = output;
-    shown.file = path;
-    line = output_outcome(written, shown, last_samples);
+    line = output_outcome(written, output.format, path, last_samples);
   }
   std::string text = report(line, top, last_samples);
   last_run_ = std::string(run.options.event->name) + " from " + iso_utc(run.start_wall_ns) + " to " +
@@ -302,8 +304,7 @@ Answer Profiler::stop(const Options& given) {
 }
 
 Answer Profiler::dump(const Options& given) {
-  if (!run_)
-    return {AnswerCode::kNotRunning, "not running" + (last_run_.empty() ? "" : " (last run: " + last_run_ + ")")};
+  if (!run_) return {AnswerCode::kNotRunning, not_running_text()};
   const Options output = output_options(given);
   Error written;
   std::string path;
@@ -313,15 +314,13 @@ Answer Profiler::dump(const Options& given) {
     const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
     written = write_output(output, profile, start_wall_ns, duration, &path);
   });
-  Options shown = output;
-  shown.file = path;
-  const std::string line = output_outcome(written, shown, samples);
+  const std::string line = output_outcome(written, output.format, path, samples);
   return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, line};
 }
 
 Answer Profiler::status() const {
   if (!run_) {
-    return {AnswerCode::kOk, "not running" + (last_run_.empty() ? std::string() : " (last run: " + last_run_ + ")")};
+    return {AnswerCode::kOk, not_running_text()};
   }
   const Run& run = *run_;
   const Recording::Figures f = run.recording->figures();

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "base/error.hpp"
+#include "profiler/answer_code.hpp"
 #include "profiler/engine.hpp"
 #include "profiler/file_pattern.hpp"
 #include "profiler/options.hpp"
@@ -27,17 +28,6 @@
 #include "profiler/report.hpp"
 
 namespace jvmkit::prof {
-
-// Agent_OnAttach's return values: the `jvmkit` tool turns them into its messages and exit status.
-enum class AnswerCode : int {
-  kOk = 0,
-  kBadOption = 1,
-  kAlreadyRunning = 2,
-  kNotRunning = 3,
-  kOtherVersion = 4,
-  kCannotStart = 5,
-  kCannotWrite = 6,
-};
 
 struct Answer {
   AnswerCode code = AnswerCode::kOk;
@@ -83,6 +73,7 @@ class Profiler {
   Options output_options(const Options& given) const;
   std::string report(const std::string& output_line, const std::vector<MethodCount>& top, int64_t samples) const;
   void drop_run();
+  std::string not_running_text() const;
 
   JavaVM* vm_;
   jvmtiEnv* jvmti_;

@@ -125,10 +125,9 @@ std::vector<std::pair<std::string, int64_t>> failures_by_thread(
   return out;
 }
 
-std::string output_outcome(const Error& write_error, const Options& options, int64_t samples) {
+std::string output_outcome(const Error& write_error, OutputFormat format, const std::string& path, int64_t samples) {
   if (write_error) return "ERROR: " + write_error.message();
-  return "wrote " + std::string(format_name(options.format)) + " output (" + std::to_string(samples) + " samples) to " +
-         options.file;
+  return "wrote " + std::string(format_name(format)) + " output (" + std::to_string(samples) + " samples) to " + path;
 }
 
 }  // namespace jvmkit::prof

@@ -59,8 +59,8 @@ SampleCounts counts_since(const SampleCounts& now, const SampleCounts& base);
 std::vector<std::pair<std::string, int64_t>> failures_by_thread(
     const std::unordered_map<pid_t, int64_t>& failures_by_tid);
 
-// The report's last line: where the output went (OPTIONS' file and format, SAMPLES samples), or
+// The report's last line: where the output went (FORMAT, written to PATH, SAMPLES samples), or
 // WRITE_ERROR when writing failed.
-std::string output_outcome(const Error& write_error, const Options& options, int64_t samples);
+std::string output_outcome(const Error& write_error, OutputFormat format, const std::string& path, int64_t samples);
 
 }  // namespace jvmkit::prof

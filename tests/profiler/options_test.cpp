@@ -165,6 +165,13 @@ TEST(Options, ControlAndContinuousErrors) {
   EXPECT_EQ(parse_error("max_stacks=10"), "max_stacks=10: out of range (1000..2147483648)");
 }
 
+TEST(Options, ReplyIsFoundInAListThatDoesNotParse) {
+  EXPECT_EQ(reply_option("stop,colour=red,reply=/tmp/r1"), "/tmp/r1");
+  EXPECT_EQ(reply_option("reply=tmp/r1"), "");
+  EXPECT_EQ(reply_option("start,,reply="), "");
+  EXPECT_EQ(reply_option(""), "");
+}
+
 TEST(Options, ParseDuration) {
   int64_t ns = 0;
   EXPECT_FALSE(parse_duration("3ms", &ns));

@@ -73,9 +73,11 @@ TEST(Report, OutputLineSaysWhereTheProfileWentOrWhyNot) {
   Options options;
   options.format = OutputFormat::kCollapsed;
   options.file = "/tmp/x.collapsed";
-  EXPECT_EQ(output_outcome(Error::ok(), options, 12), "wrote collapsed output (12 samples) to /tmp/x.collapsed");
-  EXPECT_EQ(output_outcome(Error("cannot write /tmp/x.collapsed: No space left on device"), options, 12),
-            "ERROR: cannot write /tmp/x.collapsed: No space left on device");
+  EXPECT_EQ(output_outcome(Error::ok(), options.format, options.file, 12),
+            "wrote collapsed output (12 samples) to /tmp/x.collapsed");
+  EXPECT_EQ(
+      output_outcome(Error("cannot write /tmp/x.collapsed: No space left on device"), options.format, options.file, 12),
+      "ERROR: cannot write /tmp/x.collapsed: No space left on device");
 }
 
 }  // namespace
