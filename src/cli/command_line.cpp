@@ -56,6 +56,8 @@ constexpr Flag kFlags[] = {
     {0, "keep", "keep", true, kStarting},
     {0, "depth", "depth", true, kStarting},
     {0, "max-stacks", "max_stacks", true, kStarting},
+    {0, "alloc", "alloc", true, kStarting},
+    {0, "lock", "lock", true, kStarting},
     {'d', "duration", "", true, kProfileBit},
     {'h', "help", "", false, kEvery},
 };
@@ -106,6 +108,22 @@ Error take_values(const Given& given, CommandLine* out) {
     const Flag& f = kFlags[i];
     if (!given.values[i]) continue;
     std::string value = *given.values[i];
+    // -e cpu,alloc,lock: an event= option per event (the agent takes several).
+    if (f.key == "event") {
+      for (size_t start = 0; start <= value.size();) {
+        size_t end = value.find(',', start);
+        if (end == std::string::npos) end = value.size();
+        const std::string name = value.substr(start, end - start);
+        // Checked here: the agent would take a name that is one of its options as that option.
+        if (prof::find_event(name) == nullptr) {
+          return Error(given.spelled[i] + " " + value + ": unknown event '" + name +
+                       "' (known: " + prof::event_names() + ")");
+        }
+        out->options.push_back({"event", name});
+        start = end + 1;
+      }
+      continue;
+    }
     // The agent's options are one comma-separated list: a value cannot hold a comma.
     if (value.find(',') != std::string::npos) {
       if (f.key == "file") {

@@ -26,6 +26,8 @@
 #include <string_view>
 
 #include "base/thread_id.hpp"
+#include "profiler/alloc_sampler.hpp"
+#include "profiler/lock_sampler.hpp"
 #include "profiler/options.hpp"
 #include "profiler/profiler.hpp"
 #include "profiler/thread_info.hpp"
@@ -68,7 +70,8 @@ void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) {
 // The profiler's jvmtiEnv with its events; LIVE: in the live phase (no VMInit to wait for).
 jvmtiEnv* make_environment(JavaVM* vm, bool live) {
   jvmtiEnv* jvmti = nullptr;
-  if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK) return nullptr;
+  // JVMTI 11 for SampledObjectAlloc.
+  if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_11) != JNI_OK) return nullptr;
   jvmtiCapabilities caps{};
   caps.can_get_source_file_name = 1;
   caps.can_get_line_numbers = 1;
@@ -78,6 +81,10 @@ jvmtiEnv* make_environment(JavaVM* vm, bool live) {
   callbacks.VMDeath = on_vm_death;
   callbacks.ThreadStart = on_thread_start;
   callbacks.ThreadEnd = on_thread_end;
+  // The JVM events (alloc, lock): enabled only while a run samples them.
+  callbacks.SampledObjectAlloc = on_sampled_object_alloc;
+  callbacks.MonitorContendedEnter = on_monitor_contended_enter;
+  callbacks.MonitorContendedEntered = on_monitor_contended_entered;
   jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));
   for (jvmtiEvent ev : {JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END}) {
     jvmti->SetEventNotificationMode(JVMTI_ENABLE, ev, nullptr);

@@ -58,7 +58,10 @@ class Engine {
 // The engine for CONFIG.event (never null; errors surface from start()).
 std::unique_ptr<Engine> make_engine(const EngineConfig& config);
 
-// Human-readable interval for reports: "10 ms", "250 us", "1000 events".
+// Human-readable interval for reports: "10 ms", "250 us", "1000 events", "512 KiB".
 std::string describe_interval(const EventSpec& event, int64_t interval);
+
+// "512 KiB", "4 MiB", "1000 bytes".
+std::string describe_size(int64_t bytes);
 
 }  // namespace jvmkit::prof

@@ -31,6 +31,11 @@ constexpr EventSpec kEvents[] = {
      "count"},
     {"branch-misses", EngineKind::kPerf, false, 10'000, PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES,
      "branch-misses", "count"},
+    // The JVM's own events (no signal): alloc's interval is the mean of the heap sampler's
+    // exponentially distributed gaps in bytes (HotSpot's default, 512 KiB); lock's is the shortest
+    // wait reported (async-profiler's default, 10 us).
+    {"alloc", EngineKind::kAlloc, false, 512 * 1024, 0, 0, "alloc_space", "bytes", "alloc_objects", true},
+    {"lock", EngineKind::kLock, true, 10'000, 0, 0, "delay", "nanoseconds", "contentions", true},
 };
 
 }  // namespace

@@ -17,6 +17,9 @@ enum class EngineKind {
   kWall,    // all threads at a wall-clock interval, running or not (a sampler thread + tgkill)
   kItimer,  // process CPU time: setitimer(ITIMER_PROF)
   kPerf,    // a named perf event, per thread (perf_event_open)
+  // Events of the JVM itself, reported through JVMTI on the thread they happen on; no signal.
+  kAlloc,  // sampled object allocations (SampledObjectAlloc): the interval is a mean in bytes
+  kLock,   // contended monitors and parked threads: the interval is a threshold in ns
 };
 
 struct EventSpec {
@@ -28,6 +31,15 @@ struct EventSpec {
   uint64_t perf_config;         // perf_event_attr.config (kPerf only)
   std::string_view pprof_type;  // pprof sample type of the weighted value, e.g. "cpu"
   std::string_view pprof_unit;  // its unit, e.g. "nanoseconds" or "count"
+  // pprof sample type of the sample count ("samples"; Go's names for allocations and contentions).
+  std::string_view pprof_count_type = "samples";
+  // Whether a sample carries its own weight (an allocation's bytes, a wait's nanoseconds), shown
+  // by the collapsed and HTML outputs instead of the sample count. Otherwise every sample weighs
+  // the interval, and counts are shown.
+  bool weighted = false;
+
+  // Sampled by a signal (an engine); the others come from JVMTI events.
+  bool signal_based() const { return engine != EngineKind::kAlloc && engine != EngineKind::kLock; }
 };
 
 // Every event, in the order messages list them.

@@ -92,19 +92,29 @@ void replace_all(std::string* s, const std::string& from, const std::string& to)
 
 }  // namespace
 
-std::string html_text(const Profile& profile, const RunInfo& info) {
-  // Names are interned by string so that methods with equal names merge.
-  std::map<std::string, uint32_t> name_ids;
-  std::vector<std::string> names;
-  auto name_id = [&](const std::string& s) {
-    auto [it, inserted] = name_ids.try_emplace(s, static_cast<uint32_t>(names.size()));
-    if (inserted) names.push_back(s);
+namespace {
+
+// Names are interned by string so that methods with equal names merge, across the events too.
+class NameTable {
+ public:
+  uint32_t id(const std::string& s) {
+    auto [it, inserted] = ids_.try_emplace(s, static_cast<uint32_t>(names_.size()));
+    if (inserted) names_.push_back(s);
     return it->second;
-  };
-  const auto& nodes = profile.nodes();
-  const auto& methods = profile.methods();
-  MergedNode root{name_id("all"), 5};
-  root.total = nodes[Profile::kRoot].total;
+  }
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::map<std::string, uint32_t> ids_;
+  std::vector<std::string> names_;
+};
+
+// EVENT's tree merged by (name, type), with the values the page shows (counts or weights).
+MergedNode merged_tree(const EventProfile& event, NameTable* names) {
+  const auto& nodes = event.profile->nodes();
+  const auto& methods = event.profile->methods();
+  MergedNode root{names->id("all"), 5};
+  root.total = event.shown(nodes[Profile::kRoot].total, nodes[Profile::kRoot].total_weight);
   // Walk the tree, merging children with the same (name, type) into one drawn node.
   struct Item {
     uint32_t node;
@@ -117,7 +127,7 @@ std::string html_text(const Profile& profile, const RunInfo& info) {
     stack.pop_back();
     for (uint32_t c : nodes[item.node].children) {
       const Profile::Node& child = nodes[c];
-      uint32_t id = name_id(methods[child.frame.method].name);
+      uint32_t id = names->id(methods[child.frame.method].name);
       int type = static_cast<int>(child.frame.type);
       auto [it, inserted] = item.into->kids.try_emplace({id, type});
       MergedNode& m = it->second;
@@ -125,30 +135,54 @@ std::string html_text(const Profile& profile, const RunInfo& info) {
         m.name = id;
         m.type = type;
       }
-      m.total += child.total;
-      m.self += child.self;
+      m.total += event.shown(child.total, child.total_weight);
+      m.self += event.shown(child.self, child.self_weight);
       stack.push_back({c, &m});
     }
   }
+  return root;
+}
+
+}  // namespace
+
+std::string html_text(std::span<const EventProfile> events, const RunInfo& info) {
+  NameTable names;
+  std::vector<MergedNode> roots;
+  for (const EventProfile& e : events) roots.push_back(merged_tree(e, &names));
   std::string data = "{\"names\":[";
-  for (size_t i = 0; i < names.size(); i++) {
+  for (size_t i = 0; i < names.names().size(); i++) {
     if (i > 0) data += ',';
-    json_string(&data, names[i]);
+    json_string(&data, names.names()[i]);
   }
-  data += "],\"root\":";
-  emit(root, names, &data);
-  data += '}';
-  std::string text = info.event + ", " + std::to_string(profile.total_samples()) + " samples";
-  if (info.start_time_ns > 0) text += ", from " + window_text(info);
-  std::string info_json;
-  json_string(&info_json, text);
+  data += "],\"events\":[";
+  for (size_t i = 0; i < events.size(); i++) {
+    const EventProfile& e = events[i];
+    std::string text = e.description + ", " + std::to_string(e.profile->total_samples()) + " samples";
+    if (e.weighted) text += ", " + std::to_string(e.profile->total_weight()) + " " + e.shown_unit();
+    if (info.start_time_ns > 0) text += ", from " + window_text(info);
+    if (i > 0) data += ',';
+    data += "{\"name\":";
+    json_string(&data, e.event);
+    data += ",\"info\":";
+    json_string(&data, text);
+    data += ",\"unit\":";
+    json_string(&data, e.shown_unit());
+    data += ",\"root\":";
+    emit(roots[i], names.names(), &data);
+    data += '}';
+  }
+  data += "]}";
 
   std::string page(kFlameGraphTemplate);
   replace_all(&page, "/*TITLE*/", html_escape(info.title));
-  replace_all(&page, "/*INFO*/", info_json);
   size_t pos = page.find("/*DATA*/");
   if (pos != std::string::npos) page.replace(pos, 8, data);
   return page;
+}
+
+std::string html_text(const Profile& profile, const RunInfo& info) {
+  const EventProfile single = event_profile(profile, info);
+  return html_text(std::span<const EventProfile>(&single, 1), info);
 }
 
 }  // namespace jvmkit::prof

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <vector>
@@ -108,6 +109,50 @@ Error parse_duration(std::string_view text, int64_t* ns) {
   return Error::ok();
 }
 
+Error parse_size(std::string_view text, int64_t* bytes) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') digits++;
+  std::string_view number = text.substr(0, digits);
+  std::string_view unit = text.substr(digits);
+  int64_t value = 0;
+  if (number.empty()) return Error("not a size (expected e.g. 512k, 4m, 1000)");
+  if (!parse_int64(number, &value)) return Error("number out of range");
+  int shift = 0;
+  if (unit.empty()) {
+    shift = 0;
+  } else if (unit == "k" || unit == "K") {
+    shift = 10;
+  } else if (unit == "m" || unit == "M") {
+    shift = 20;
+  } else if (unit == "g" || unit == "G") {
+    shift = 30;
+  } else {
+    return Error("unknown unit '" + std::string(unit) + "' (use k, m or g, or bytes as a bare number)");
+  }
+  if (value > (std::numeric_limits<int64_t>::max() >> shift)) return Error("number out of range");
+  *bytes = value << shift;
+  return Error::ok();
+}
+
+bool Options::has(EngineKind kind) const {
+  return std::any_of(events.begin(), events.end(), [kind](const EventSpec* e) { return e->engine == kind; });
+}
+
+int64_t Options::interval_of(const EventSpec& e) const {
+  if (e.engine == EngineKind::kAlloc) return alloc_bytes;
+  if (e.engine == EngineKind::kLock) return lock_ns;
+  return interval;
+}
+
+std::string events_text(const Options& options) {
+  std::string out;
+  for (const EventSpec* e : options.events) {
+    if (!out.empty()) out += ',';
+    out += e->name;
+  }
+  return out;
+}
+
 OutputFormat format_from_file(std::string_view file) {
   if (ends_with(file, ".html") || ends_with(file, ".htm")) return OutputFormat::kHtml;
   if (ends_with(file, ".pb.gz") || ends_with(file, ".pprof") || ends_with(file, ".pb")) return OutputFormat::kPprof;
@@ -130,6 +175,7 @@ const char* format_name(OutputFormat f) {
 // read (the interval's meaning depends on the event; file and signal defaults on format and event).
 struct OptionParse {
   Options* out = nullptr;
+  std::vector<const EventSpec*> events;  // as given, each once
   std::string_view interval_text;
   bool interval_given = false;
   bool format_given = false;
@@ -141,9 +187,35 @@ namespace {
 
 // The option handlers. Each gets the value (non-empty when the option takes one) and returns only
 // what is wrong with it; parse_options puts the option in front.
+void add_event(const EventSpec* event, OptionParse& p) {
+  if (std::find(p.events.begin(), p.events.end(), event) == p.events.end()) p.events.push_back(event);
+}
+
+// event=NAME; several events are several event= options, or event=cpu,alloc,lock (the names after
+// the first are items of their own, which apply_option takes as events).
 Error set_event(std::string_view value, OptionParse& p) {
-  p.out->event = find_event(value);
-  if (p.out->event == nullptr) return Error("unknown event (known: " + event_names() + ")");
+  const EventSpec* event = find_event(value);
+  if (event == nullptr) return Error("unknown event (known: " + event_names() + ")");
+  add_event(event, p);
+  return Error::ok();
+}
+
+// alloc[=SIZE]: allocation sampling, one sample every SIZE bytes on average.
+Error set_alloc(std::string_view value, OptionParse& p) {
+  if (!value.empty()) {
+    if (Error e = parse_size(value, &p.out->alloc_bytes)) return e;
+    if (p.out->alloc_bytes > INT32_MAX) return Error("too large (JVMTI takes at most 2g - 1 bytes)");
+  }
+  add_event(find_event("alloc"), p);
+  return Error::ok();
+}
+
+// lock[=DURATION]: contended monitors and parked threads that waited at least DURATION.
+Error set_lock(std::string_view value, OptionParse& p) {
+  if (!value.empty()) {
+    if (Error e = parse_duration(value, &p.out->lock_ns)) return e;
+  }
+  add_event(find_event("lock"), p);
   return Error::ok();
 }
 
@@ -261,6 +333,8 @@ constexpr OptionSpec kOptions[] = {
     {"keep", "N", "--keep", set_keep},
     {"depth", "N", "--depth", set_depth},
     {"max_stacks", "N", "--max-stacks", set_max_stacks},
+    {"alloc", "SIZE", "--alloc", set_alloc, true},
+    {"lock", "DURATION", "--lock", set_lock, true},
     // Set by the command-line tool itself, from its command word and for its answer.
     {"start", "", "", set_start},
     {"stop", "", "", set_stop},
@@ -283,8 +357,13 @@ Error apply_option(std::string_view item, OptionParse& p) {
   std::string_view key = item.substr(0, eq);
   std::string_view value = has_value ? item.substr(eq + 1) : std::string_view();
   const OptionSpec* spec = find_option(key);
+  if (spec == nullptr && !has_value && find_event(key) != nullptr) {
+    add_event(find_event(key), p);  // event=cpu,wall: "wall" is the second event
+    return Error::ok();
+  }
   if (spec == nullptr) return option_error(key, value, has_value, "unknown option (known: " + option_names() + ")");
-  if (spec->takes_value() && (!has_value || value.empty())) return option_error(key, value, has_value, "needs a value");
+  const bool value_missing = spec->value_optional ? has_value && value.empty() : !has_value || value.empty();
+  if (spec->takes_value() && value_missing) return option_error(key, value, has_value, "needs a value");
   if (!spec->takes_value() && has_value) return option_error(key, value, has_value, "takes no value");
   if (Error e = spec->apply(value, p)) return option_error(key, value, has_value, e.message());
   return Error::ok();
@@ -304,6 +383,26 @@ Error parse_interval(std::string_view text, const EventSpec& event, int64_t* int
     if (value < 1) return option_error("interval", text, true, "must be at least 1");
   }
   *interval = value;
+  return Error::ok();
+}
+
+// The run's events from what was given: cpu when none; at most one signal event; table order.
+Error choose_events(OptionParse& p) {
+  Options& out = *p.out;
+  if (p.events.empty()) p.events.push_back(find_event("cpu"));
+  out.events.clear();
+  for (const EventSpec& e : all_events()) {
+    if (std::find(p.events.begin(), p.events.end(), &e) != p.events.end()) out.events.push_back(&e);
+  }
+  out.event = nullptr;
+  for (const EventSpec* e : out.events) {
+    if (!e->signal_based()) continue;
+    if (out.event != nullptr) {
+      return Error("event=" + events_text(out) + ": one signal event per run (" + std::string(out.event->name) +
+                   " and " + std::string(e->name) + " were given); alloc and lock go with any of them");
+    }
+    out.event = e;
+  }
   return Error::ok();
 }
 
@@ -341,10 +440,16 @@ Error parse_options(const char* text, int pid, Options* out) {
       if (Error e = apply_option(item, p)) return e;
     }
   }
-  if (out->event == nullptr) out->event = find_event("cpu");
-  out->interval = out->event->default_interval;
-  if (p.interval_given) {
-    if (Error e = parse_interval(p.interval_text, *out->event, &out->interval)) return e;
+  if (Error e = choose_events(p)) return e;
+  if (out->event != nullptr) {
+    out->interval = out->event->default_interval;
+    if (p.interval_given) {
+      if (Error e = parse_interval(p.interval_text, *out->event, &out->interval)) return e;
+    }
+  } else if (p.interval_given) {
+    return option_error("interval", p.interval_text, true,
+                        "no signal event to sample at it (" + events_text(*out) +
+                            ": alloc takes alloc=SIZE, lock takes lock=DURATION)");
   }
   out->file_given = !out->file.empty();
   if (out->loop_ns > 0 && out->file.find("%t") == std::string::npos) {
@@ -355,7 +460,9 @@ Error parse_options(const char* text, int pid, Options* out) {
   if (out->keep > 0 && out->loop_ns == 0) return Error("keep=" + std::to_string(out->keep) + ": only with loop=");
   if (!p.format_given && !out->file.empty()) out->format = format_from_file(out->file);
   if (out->file.empty()) out->file = "jvmkit-profile-" + std::to_string(pid) + extension_for(out->format);
-  if (!p.signal_given) out->signal = out->event->engine == EngineKind::kItimer ? SIGPROF : default_signal();
+  if (!p.signal_given) {
+    out->signal = out->event != nullptr && out->event->engine == EngineKind::kItimer ? SIGPROF : default_signal();
+  }
   return Error::ok();
 }
 

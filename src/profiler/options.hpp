@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/error.hpp"
 #include "profiler/event_spec.hpp"
@@ -30,10 +31,21 @@ constexpr int64_t kDefaultMaxStacks = 1'000'000;
 // The shortest continuous-mode window.
 constexpr int64_t kMinLoopNs = 1'000'000'000;
 
+// Defaults of the JVM events' options: the heap sampler's mean interval, the shortest lock wait.
+constexpr int64_t kDefaultAllocBytes = 512 * 1024;
+constexpr int64_t kDefaultLockNs = 10'000;
+
 struct Options {
-  const EventSpec* event = nullptr;  // never null after a successful parse
-  int64_t interval = 0;              // ns (time events) or a count; the event's default when not given
-  std::string file;                  // never empty after a successful parse
+  // The signal event (cpu, wall, itimer, a perf event): at most one per run; null when the run
+  // samples only JVM events (alloc, lock).
+  const EventSpec* event = nullptr;
+  // Every event of the run (the signal event among them), in the order of the event table; never
+  // empty after a successful parse.
+  std::vector<const EventSpec*> events;
+  int64_t interval = 0;  // of `event`: ns (time events) or a count; the event's default when not given
+  int64_t alloc_bytes = kDefaultAllocBytes;  // alloc: mean bytes between two sampled allocations
+  int64_t lock_ns = kDefaultLockNs;          // lock: the shortest wait sampled
+  std::string file;                          // never empty after a successful parse
   OutputFormat format = OutputFormat::kHtml;
   bool threads = false;
   bool annotate = false;
@@ -45,7 +57,14 @@ struct Options {
   int keep = 0;                            // continuous mode: window files kept, 0 = all
   int depth = kDefaultDepth;               // most frames of a stack
   int64_t max_stacks = kDefaultMaxStacks;  // the profile's bound between dumps (call-tree nodes)
+
+  bool has(EngineKind kind) const;
+  // The interval (or threshold, or mean size) that EVENT samples at in this run.
+  int64_t interval_of(const EventSpec& event) const;
 };
+
+// "cpu", "cpu,alloc,lock": the run's events, for messages and reports.
+std::string events_text(const Options& options);
 
 const char* action_name(Action a);
 
@@ -57,7 +76,8 @@ struct OptionSpec {
   std::string_view key;             // "event" in event=cpu
   std::string_view value_name;      // "NAME" in event=NAME as the docs write it; "" for a flag
   std::string_view launcher_flags;  // "-e, --event": the launcher's flags that set it, as its usage lists them
-  Error (*apply)(std::string_view value, OptionParse& parse);  // the value is non-empty when one is taken
+  Error (*apply)(std::string_view value, OptionParse& parse);  // the value is non-empty when one is given
+  bool value_optional = false;  // "alloc" and "alloc=SIZE" both (documented as alloc[=SIZE])
 
   bool takes_value() const { return !value_name.empty(); }
 };
@@ -80,6 +100,10 @@ std::string reply_option(std::string_view text);
 
 // Parses a duration with an optional ns/us/ms/s suffix ("10ms", "250us", "1000000") into ns.
 Error parse_duration(std::string_view text, int64_t* ns);
+
+// Parses a size in bytes with an optional k, m or g suffix (either case; powers of 1024):
+// "512k", "4m", "1000".
+Error parse_size(std::string_view text, int64_t* bytes);
 
 // The format a file name implies by its extension: .html/.htm -> html; .pb.gz/.pprof/.pb -> pprof;
 // anything else -> collapsed.

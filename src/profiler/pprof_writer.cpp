@@ -3,6 +3,7 @@
 // distinct stack of locations (leaf first, as pprof wants).
 #include <zlib.h>
 
+#include <algorithm>
 #include <map>
 #include <unordered_map>
 
@@ -74,11 +75,13 @@ ProtoEncoder value_type(StringTable& strings, const std::string& type, const std
 
 }  // namespace
 
-std::string pprof_bytes(const Profile& profile, const RunInfo& info) {
+std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& info) {
   StringTable strings;
   ProtoEncoder out;
-  out.message_field(pf::kSampleType, value_type(strings, "samples", "count"));
-  out.message_field(pf::kSampleType, value_type(strings, info.value_type, info.value_unit));
+  for (const EventProfile& e : events) {
+    out.message_field(pf::kSampleType, value_type(strings, e.count_type, "count"));
+    out.message_field(pf::kSampleType, value_type(strings, e.value_type, e.value_unit));
+  }
 
   // One Mapping, the program: pprof's tools name the profile after it ("Main binary filename not
   // available" without one). Every location is symbolized already, with files and lines.
@@ -92,69 +95,85 @@ std::string pprof_bytes(const Profile& profile, const RunInfo& info) {
   mapping.varint_field(mp::kHasInlineFrames, 1);
   out.message_field(pf::kMapping, mapping);
 
-  const auto& methods = profile.methods();
-  const auto& nodes = profile.nodes();
+  // Functions and locations are shared by the events' profiles: keyed by name and file, and by
+  // function and line.
   std::map<std::pair<std::string, std::string>, uint64_t> function_ids;  // (name, file) -> id
-  std::vector<uint64_t> function_of_method(methods.size(), 0);
-  std::map<std::pair<uint64_t, int32_t>, uint64_t> location_ids;  // (function, line) -> id
-  std::vector<uint64_t> location_of_node(nodes.size(), 0);
-  ProtoEncoder functions, locations;
-
-  for (size_t m = 0; m < methods.size(); m++) {
-    auto key = std::make_pair(methods[m].name, methods[m].file);
-    auto [it, inserted] = function_ids.try_emplace(key, function_ids.size() + 1);
-    function_of_method[m] = it->second;
-    if (inserted) {
-      ProtoEncoder f;
-      f.varint_field(fn::kId, it->second);
-      f.int64_field(fn::kName, strings.index(methods[m].name));
-      f.int64_field(fn::kSystemName, strings.index(methods[m].name));
-      f.int64_field(fn::kFilename, strings.index(methods[m].file));
-      out.message_field(pf::kFunction, f);
+  std::map<std::pair<uint64_t, int32_t>, uint64_t> location_ids;         // (function, line) -> id
+  // Samples: one per distinct location stack and event (nodes differing only in frame type merge).
+  std::map<std::pair<size_t, std::vector<uint64_t>>, std::pair<int64_t, int64_t>> samples;  // -> count, weight
+  for (size_t e = 0; e < events.size(); e++) {
+    const Profile& profile = *events[e].profile;
+    const auto& methods = profile.methods();
+    const auto& nodes = profile.nodes();
+    std::vector<uint64_t> function_of_method(methods.size(), 0);
+    std::vector<uint64_t> location_of_node(nodes.size(), 0);
+    for (size_t m = 0; m < methods.size(); m++) {
+      auto key = std::make_pair(methods[m].name, methods[m].file);
+      auto [it, inserted] = function_ids.try_emplace(key, function_ids.size() + 1);
+      function_of_method[m] = it->second;
+      if (inserted) {
+        ProtoEncoder f;
+        f.varint_field(fn::kId, it->second);
+        f.int64_field(fn::kName, strings.index(methods[m].name));
+        f.int64_field(fn::kSystemName, strings.index(methods[m].name));
+        f.int64_field(fn::kFilename, strings.index(methods[m].file));
+        out.message_field(pf::kFunction, f);
+      }
+    }
+    for (size_t i = 1; i < nodes.size(); i++) {
+      uint64_t function = function_of_method[nodes[i].frame.method];
+      auto key = std::make_pair(function, nodes[i].frame.line);
+      auto [it, inserted] = location_ids.try_emplace(key, location_ids.size() + 1);
+      location_of_node[i] = it->second;
+      if (inserted) {
+        ProtoEncoder line;
+        line.varint_field(loc::kLineFunctionId, function);
+        line.int64_field(loc::kLineLine, nodes[i].frame.line);
+        ProtoEncoder l;
+        l.varint_field(loc::kId, it->second);
+        l.varint_field(loc::kMappingId, kMappingId);
+        l.message_field(loc::kLine, line);
+        out.message_field(pf::kLocation, l);
+      }
+    }
+    std::vector<uint64_t> stack;
+    for (size_t i = 1; i < nodes.size(); i++) {
+      if (nodes[i].self == 0) continue;
+      stack.clear();
+      for (uint32_t n = static_cast<uint32_t>(i); n != Profile::kRoot; n = nodes[n].parent) {
+        stack.push_back(location_of_node[n]);
+      }
+      auto& [count, weight] = samples[{e, stack}];
+      count += nodes[i].self;
+      weight += events[e].weighted ? nodes[i].self_weight : nodes[i].self * events[e].interval;
     }
   }
-  for (size_t i = 1; i < nodes.size(); i++) {
-    uint64_t function = function_of_method[nodes[i].frame.method];
-    auto key = std::make_pair(function, nodes[i].frame.line);
-    auto [it, inserted] = location_ids.try_emplace(key, location_ids.size() + 1);
-    location_of_node[i] = it->second;
-    if (inserted) {
-      ProtoEncoder line;
-      line.varint_field(loc::kLineFunctionId, function);
-      line.int64_field(loc::kLineLine, nodes[i].frame.line);
-      ProtoEncoder l;
-      l.varint_field(loc::kId, it->second);
-      l.varint_field(loc::kMappingId, kMappingId);
-      l.message_field(loc::kLine, line);
-      out.message_field(pf::kLocation, l);
-    }
-  }
-
-  // Samples: one per distinct location stack (nodes differing only in frame type merge here).
-  std::map<std::vector<uint64_t>, int64_t> samples;
-  std::vector<uint64_t> stack;
-  for (size_t i = 1; i < nodes.size(); i++) {
-    if (nodes[i].self == 0) continue;
-    stack.clear();
-    for (uint32_t n = static_cast<uint32_t>(i); n != Profile::kRoot; n = nodes[n].parent) {
-      stack.push_back(location_of_node[n]);
-    }
-    samples[stack] += nodes[i].self;
-  }
-  for (const auto& [ids, count] : samples) {
+  std::vector<int64_t> values(2 * events.size(), 0);
+  for (const auto& [key, value] : samples) {
+    std::fill(values.begin(), values.end(), 0);
+    values[2 * key.first] = value.first;
+    values[2 * key.first + 1] = value.second;
     ProtoEncoder s;
-    s.packed_field(sp::kLocationId, ids);
-    s.packed_field(sp::kValue, std::vector<int64_t>{count, count * info.interval});
+    s.packed_field(sp::kLocationId, key.second);
+    s.packed_field(sp::kValue, values);
     out.message_field(pf::kSample, s);
   }
   out.int64_field(pf::kTimeNanos, info.start_time_ns);
   out.int64_field(pf::kDurationNanos, info.duration_ns);
-  out.message_field(pf::kPeriodType, value_type(strings, info.value_type, info.value_unit));
-  out.int64_field(pf::kPeriod, info.interval);
-  out.int64_field(pf::kDefaultSampleType, strings.index(info.value_type));
+  if (!events.empty()) {
+    const EventProfile& first = events[0];
+    out.message_field(pf::kPeriodType, value_type(strings, first.value_type, first.value_unit));
+    out.int64_field(pf::kPeriod, first.interval);
+    out.int64_field(pf::kDefaultSampleType, strings.index(first.value_type));
+  }
   // The string table goes last: every index above has been handed out by now.
   for (const std::string& s : strings.strings()) out.bytes_field(pf::kStringTable, s);
   return gzip(out.bytes());
+}
+
+std::string pprof_bytes(const Profile& profile, const RunInfo& info) {
+  const EventProfile single = event_profile(profile, info);
+  return pprof_bytes(std::span<const EventProfile>(&single, 1), info);
 }
 
 }  // namespace jvmkit::prof

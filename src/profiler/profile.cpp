@@ -43,6 +43,8 @@ const char* frame_type_suffix(FrameType type) {
       return "_[i]";
     case FrameType::kNative:
       return "_[n]";
+    case FrameType::kClass:
+      return "_[k]";
     case FrameType::kThread:
     case FrameType::kSynthetic:
       return "";
@@ -130,7 +132,7 @@ uint32_t Profile::overflow_child(uint32_t parent) {
   return add_node(parent, frame);
 }
 
-void Profile::add_sample(const std::vector<Frame>& leaf_first) {
+void Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weight) {
   if (leaf_first.empty()) return;
   max_depth_ = std::max(max_depth_, leaf_first.size());
   if (truncated_method_ != kNone && std::any_of(leaf_first.begin(), leaf_first.end(),
@@ -155,8 +157,10 @@ void Profile::add_sample(const std::vector<Frame>& leaf_first) {
     }
   }
   nodes_[node].self++;
+  nodes_[node].self_weight += weight;
   for (uint32_t n = node;; n = nodes_[n].parent) {
     nodes_[n].total++;
+    nodes_[n].total_weight += weight;
     if (n == kRoot) break;
   }
 }
@@ -171,11 +175,13 @@ size_t Profile::memory_bytes() const {
   return bytes;
 }
 
-std::vector<MethodCount> top_methods(const Profile& profile, size_t limit) {
+std::vector<MethodCount> top_methods(const Profile& profile, size_t limit, bool by_weight) {
   std::map<std::string, int64_t> self;
   const auto& nodes = profile.nodes();
   for (size_t i = 1; i < nodes.size(); i++) {
-    if (nodes[i].self > 0) self[profile.methods()[nodes[i].frame.method].name] += nodes[i].self;
+    if (nodes[i].self > 0) {
+      self[profile.methods()[nodes[i].frame.method].name] += by_weight ? nodes[i].self_weight : nodes[i].self;
+    }
   }
   std::vector<MethodCount> out;
   for (auto& [name, n] : self) out.push_back({name, n});

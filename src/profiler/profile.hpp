@@ -31,10 +31,14 @@ enum class FrameType : uint8_t {
   // "[truncated]" (the stack was cut at the depth limit). The flame graph page draws type 5 like
   // its "all" root: grey, without a type in the tooltip.
   kSynthetic = 5,
+  // The class a sample is about, as its leaf frame: the allocated class (alloc), the class of the
+  // lock waited for (lock). async-profiler's collapsed suffix _[k].
+  kClass = 6,
 };
 
-// async-profiler's collapsed-stack suffixes: _[0] interpreted, _[j] JIT, _[i] inlined; ours add
-// _[n] for native methods. Empty for a thread root and a synthetic frame.
+// async-profiler's collapsed-stack suffixes: _[0] interpreted, _[j] JIT, _[i] inlined, _[k] a class
+// (allocated, or locked); ours add _[n] for native methods. Empty for a thread root and a synthetic
+// frame.
 const char* frame_type_suffix(FrameType type);
 
 struct Method {
@@ -82,6 +86,9 @@ class Profile {
     uint32_t parent = 0;
     int64_t self = 0;   // samples whose leaf frame is this node
     int64_t total = 0;  // samples through this node (self included)
+    // The samples' weights (bytes, nanoseconds, or the interval of a sample), likewise.
+    int64_t self_weight = 0;
+    int64_t total_weight = 0;
     std::vector<uint32_t> children;
   };
 
@@ -105,13 +112,15 @@ class Profile {
   // a thread root) that was cut at the depth limit.
   Frame truncated_frame() { return Frame{truncated_method(), FrameType::kSynthetic, 0}; }
 
-  // Adds one sample. FRAMES are leaf first (the order a stack walk delivers them); the root
-  // frame (the thread's, when split by thread) is the last. An empty trace adds nothing; any
-  // other adds exactly one sample to total_samples(), past the limits too.
-  void add_sample(const std::vector<Frame>& leaf_first);
+  // Adds one sample of WEIGHT. FRAMES are leaf first (the order a stack walk delivers them); the
+  // root frame (the thread's, when split by thread) is the last. An empty trace adds nothing; any
+  // other adds exactly one sample to total_samples() and WEIGHT to total_weight(), past the limits
+  // too.
+  void add_sample(const std::vector<Frame>& leaf_first, int64_t weight = 1);
 
   const std::vector<Node>& nodes() const { return nodes_; }  // nodes()[kRoot] is the tree's root
   int64_t total_samples() const { return nodes_[kRoot].total; }
+  int64_t total_weight() const { return nodes_[kRoot].total_weight; }
   size_t max_depth() const { return max_depth_; }
 
   const ProfileLimits& limits() const { return limits_; }
@@ -164,11 +173,12 @@ class Profile {
   size_t method_heap_bytes_ = 0;
 };
 
-// Method names with their self-sample counts, largest first, merged by name (at most LIMIT).
+// Method names with their self-sample counts (or self weights: BY_WEIGHT), largest first, merged
+// by name (at most LIMIT).
 struct MethodCount {
   std::string name;
   int64_t samples;
 };
-std::vector<MethodCount> top_methods(const Profile& profile, size_t limit);
+std::vector<MethodCount> top_methods(const Profile& profile, size_t limit, bool by_weight = false);
 
 }  // namespace jvmkit::prof

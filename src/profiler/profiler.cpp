@@ -9,6 +9,9 @@
 
 #include "base/clock.hpp"
 #include "hotspot/vm_flags.hpp"
+#include "profiler/alloc_sampler.hpp"
+#include "profiler/event_samples.hpp"
+#include "profiler/lock_sampler.hpp"
 #include "profiler/signal_sampler.hpp"
 #include "profiler/thread_list.hpp"
 #include "profiler/utf8.hpp"
@@ -23,7 +26,8 @@ std::atomic<Recording*> g_recording{nullptr};
 // --- Stack-trace callbacks: on the library's delivery thread, one trace at a time, only while a
 // run has the library enabled (Disable delivers every outcome before it returns). ---
 void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* /*user_data*/) {
-  g_recording.load(std::memory_order_acquire)->begin_trace(biased);
+  Recording* recording = g_recording.load(std::memory_order_acquire);
+  recording->begin_trace(recording->signal_slot(), biased);
 }
 jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
   const bool more = g_recording.load(std::memory_order_acquire)->add_frame(type, method, location);
@@ -34,7 +38,8 @@ void JNICALL on_end(jthread thread, void* user_data) {
       ->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
-  g_recording.load(std::memory_order_acquire)->trace_failed(tid_from_user_data(user_data));
+  Recording* recording = g_recording.load(std::memory_order_acquire);
+  recording->trace_failed(recording->signal_slot(), tid_from_user_data(user_data));
 }
 
 // The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps.
@@ -75,6 +80,22 @@ std::string program_name(jvmtiEnv* jvmti) {
   return first.empty() ? "java" : first;
 }
 
+// The JNIEnv of the calling thread, null when it is not attached to the JVM.
+JNIEnv* current_jni(JavaVM* vm) {
+  JNIEnv* jni = nullptr;
+  return vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) == JNI_OK ? jni : nullptr;
+}
+
+// How a JVM event is sampled, for the report.
+std::string event_description(const EventSpec& event, const Options& options) {
+  if (event.engine == EngineKind::kAlloc) {
+    return "JVMTI SampledObjectAlloc, a sample every " + describe_size(options.alloc_bytes) +
+           " allocated on average (weights: bytes each sample stands for)";
+  }
+  return "contended monitors (JVMTI MonitorContendedEnter/Entered) and parked threads (Unsafe.park), waits of " +
+         describe_interval(event, options.lock_ns) + " or more (weights: ns waited)";
+}
+
 }  // namespace
 
 Recording* current_recording() { return g_recording.load(std::memory_order_acquire); }
@@ -94,6 +115,10 @@ struct Profiler::Run {
   int64_t window_errors = 0;
   std::string last_window;
   std::string program;
+  bool alloc_started = false;  // SampledObjectAlloc enabled
+  bool lock_started = false;   // monitor events enabled (and Unsafe.park hooked, unless park_note says why not)
+  std::string park_note;
+  EventRequestCounts alloc_base, lock_base;  // event_request_counts() when the run started
 };
 
 Profiler::Profiler(JavaVM* vm, jvmtiEnv* jvmti) : vm_(vm), jvmti_(jvmti) {}
@@ -112,7 +137,9 @@ Error Profiler::begin_run(const Options& options, bool live) {
   auto run = std::make_unique<Run>();
   run->options = options;
   run->attached = live;
-  run->windows = WindowFiles(options.keep);
+  // keep= counts windows; a window of collapsed output of several events is a file per event.
+  const bool file_per_event = options.format == OutputFormat::kCollapsed && options.events.size() > 1;
+  run->windows = WindowFiles(options.keep * (file_per_event ? static_cast<int>(options.events.size()) : 1));
   run->start_wall_ns = jvmkit::clock_ns(CLOCK_REALTIME);
   run->start_mono_ns = jvmkit::monotonic_ns();
   if (Error e = install_handler(options.signal)) return e;
@@ -137,20 +164,24 @@ Error Profiler::begin_run(const Options& options, bool live) {
     }
     run->enabled = true;
   }
-  auto engine = make_engine(EngineConfig{options.event, options.interval, options.signal});
-  // Wall sampling signals every thread; threads that run no Java code (refused as non-Java by
-  // the library, or failing again and again without one delivered trace) are left out.
-  Recording* recording = run->recording.get();
-  engine->set_skip_filter(
-      [recording](pid_t tid) { return is_known_non_java_thread(tid) || recording->runs_no_java(tid); });
-  if (Error e = engine->start(live ? threads_to_sample() : list_process_threads())) {
-    if (run->enabled) DisableRequestStackTrace(jvmti_);
-    g_recording.store(nullptr, std::memory_order_release);
-    return e;
+  if (options.event != nullptr) {
+    auto engine = make_engine(EngineConfig{options.event, options.interval, options.signal});
+    // Wall sampling signals every thread; threads that run no Java code (refused as non-Java by
+    // the library, or failing again and again without one delivered trace) are left out.
+    Recording* recording = run->recording.get();
+    engine->set_skip_filter(
+        [recording](pid_t tid) { return is_known_non_java_thread(tid) || recording->runs_no_java(tid); });
+    if (Error e = engine->start(live ? threads_to_sample() : list_process_threads())) {
+      if (run->enabled) DisableRequestStackTrace(jvmti_);
+      g_recording.store(nullptr, std::memory_order_release);
+      return e;
+    }
+    run->engine = std::move(engine);
   }
   run->base = process_counts();
+  run->alloc_base = event_request_counts(EngineKind::kAlloc);
+  run->lock_base = event_request_counts(EngineKind::kLock);
   run->program = live ? program_name(jvmti_) : "";
-  run->engine = std::move(engine);
   std::unique_lock<std::shared_mutex> lock(engine_mutex_);
   run_ = std::move(run);
   return Error::ok();
@@ -168,11 +199,14 @@ Error Profiler::activate_run() {
     run.program = program_name(jvmti_);
     // Threads created during start-up were never reported by ThreadStart: list them again.
     std::shared_lock<std::shared_mutex> lock(engine_mutex_);
-    for (pid_t tid : threads_to_sample()) run.engine->thread_started(tid);
+    if (run.engine) {
+      for (pid_t tid : threads_to_sample()) run.engine->thread_started(tid);
+    }
     run.start_wall_ns = jvmkit::clock_ns(CLOCK_REALTIME);
     run.start_mono_ns = jvmkit::monotonic_ns();
     run.recording->restart_clock(run.start_wall_ns, run.start_mono_ns);
   }
+  if (Error e = start_jvm_events()) return e;
   set_sampling_active(true);
   if (run.options.loop_ns > 0) {
     loop_stop_ = false;
@@ -198,9 +232,34 @@ void Profiler::end_sampling() {
     std::unique_lock<std::shared_mutex> lock(engine_mutex_);
     if (run.engine) run.engine->stop();
   }
+  stop_jvm_events();
   if (run.enabled) DisableRequestStackTrace(jvmti_);
   run.enabled = false;
   g_recording.store(nullptr, std::memory_order_release);
+}
+
+// The JVM events of the run (alloc, lock), in the live phase with the stack-walk library enabled.
+Error Profiler::start_jvm_events() {
+  Run& run = *run_;
+  if (run.options.has(EngineKind::kAlloc)) {
+    if (Error e = start_alloc_sampling(jvmti_, run.options.alloc_bytes)) return e;
+    run.alloc_started = true;
+  }
+  if (run.options.has(EngineKind::kLock)) {
+    if (Error e = start_lock_sampling(jvmti_, current_jni(vm_), run.options.lock_ns, &run.park_note)) return e;
+    run.lock_started = true;
+  }
+  return Error::ok();
+}
+
+// Turns the JVM events off; Unsafe.park gets its own code back. Requests made meanwhile are
+// delivered by the Disable that follows (or refused by the library once it is disabled).
+void Profiler::stop_jvm_events() {
+  Run& run = *run_;
+  if (run.alloc_started) stop_alloc_sampling(jvmti_);
+  if (run.lock_started) stop_lock_sampling(jvmti_, current_jni(vm_));
+  run.alloc_started = false;
+  run.lock_started = false;
 }
 
 Error Profiler::prepare(const Options& options) {
@@ -242,7 +301,7 @@ Answer Profiler::execute(const Options& options) {
 
 Answer Profiler::start(const Options& options) {
   if (run_) {
-    return {AnswerCode::kAlreadyRunning, "already running (" + std::string(run_->options.event->name) + " since " +
+    return {AnswerCode::kAlreadyRunning, "already running (" + events_text(run_->options) + " since " +
                                              iso_utc(run_->start_wall_ns) + "); stop it first"};
   }
   if (Error e = begin_run(options, true)) return {AnswerCode::kCannotStart, "cannot start: " + e.message()};
@@ -251,8 +310,8 @@ Answer Profiler::start(const Options& options) {
     drop_run();
     return {AnswerCode::kCannotStart, "cannot start: " + e.message()};
   }
-  std::string text = "started " + std::string(options.event->name) + " sampling every " +
-                     describe_interval(*options.event, options.interval);
+  std::string text = "started " + sampling_text(options);
+  if (!run_->park_note.empty()) text += " (" + run_->park_note + ": monitors only)";
   if (options.loop_ns > 0) {
     text += ", a profile every " + seconds_text(options.loop_ns) + " s to " + options.file;
     if (options.keep > 0) text += " (the last " + std::to_string(options.keep) + " kept)";
@@ -282,22 +341,22 @@ Answer Profiler::stop(const Options& given) {
   Run& run = *run_;
   const Options output = output_options(given);
   Recording::Window last = run.recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
-  std::string path;
+  const std::vector<const Profile*> profiles = profile_list(last.profiles);
   Error written;
   std::string line;
-  const int64_t last_samples = last.profile->total_samples();
-  std::vector<MethodCount> top = top_methods(*last.profile, 10);
   if (run.options.loop_ns > 0 && !given.file_given) {
-    written = write_window(std::move(last), &path);
+    std::vector<WrittenFile> files;
+    written = write_window(last, &files);
     line = written ? "ERROR: " + written.message()
                    : "wrote " + std::to_string(run.windows.total_written()) + " windows to " + run.options.file +
-                         " (last: " + path + ")";
+                         " (last: " + (files.empty() ? std::string("none") : files.back().path) + ")";
   } else {
-    written = write_output(output, *last.profile, last.start_wall_ns, last.duration_ns, &path);
-    line = output_outcome(written, output.format, path, last_samples);
+    std::vector<WrittenFile> files;
+    written = write_output(output, profiles, last.start_wall_ns, last.duration_ns, &files);
+    line = output_lines(written, output.format, files, profiles);
   }
-  std::string text = report(line, top, last_samples);
-  last_run_ = std::string(run.options.event->name) + " from " + iso_utc(run.start_wall_ns) + " to " +
+  std::string text = report(line, profiles);
+  last_run_ = events_text(run.options) + " from " + iso_utc(run.start_wall_ns) + " to " +
               iso_utc(jvmkit::clock_ns(CLOCK_REALTIME)) + ", " + line;
   drop_run();
   return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, text};
@@ -307,14 +366,13 @@ Answer Profiler::dump(const Options& given) {
   if (!run_) return {AnswerCode::kNotRunning, not_running_text()};
   const Options output = output_options(given);
   Error written;
-  std::string path;
-  int64_t samples = 0;
-  run_->recording->with_current_window([&](const Profile& profile, int64_t start_wall_ns) {
-    samples = profile.total_samples();
+  std::string line;
+  run_->recording->with_current_window([&](const std::vector<const Profile*>& profiles, int64_t start_wall_ns) {
     const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
-    written = write_output(output, profile, start_wall_ns, duration, &path);
+    std::vector<WrittenFile> files;
+    written = write_output(output, profiles, start_wall_ns, duration, &files);
+    line = output_lines(written, output.format, files, profiles);
   });
-  const std::string line = output_outcome(written, output.format, path, samples);
   return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, line};
 }
 
@@ -325,10 +383,8 @@ Answer Profiler::status() const {
   const Run& run = *run_;
   const Recording::Figures f = run.recording->figures();
   const int64_t elapsed = jvmkit::monotonic_ns() - run.start_mono_ns;
-  std::string text = "running: " + std::string(run.options.event->name) + ", interval " +
-                     describe_interval(*run.options.event, run.options.interval) + ", since " +
-                     iso_utc(run.start_wall_ns) + " (" + seconds_text(elapsed) + " s), " + std::to_string(f.samples) +
-                     " samples";
+  std::string text = "running: " + sampling_text(run.options) + ", since " + iso_utc(run.start_wall_ns) + " (" +
+                     seconds_text(elapsed) + " s), " + std::to_string(f.samples) + " samples";
   if (run.options.loop_ns > 0) {
     text += "\ncontinuous: a window every " + seconds_text(run.options.loop_ns) + " s to " + run.options.file + ", " +
             std::to_string(f.windows_taken) + " written";
@@ -377,8 +433,8 @@ void Profiler::loop_main() {
     }
     lock.unlock();
     Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
-    std::string path;
-    if (Error e = write_window(std::move(done), &path)) {
+    std::vector<WrittenFile> files;
+    if (Error e = write_window(done, &files)) {
       std::fprintf(stderr, "jvmkit profiler: %s\n", e.message().c_str());
     }
     next += window;
@@ -389,45 +445,57 @@ void Profiler::loop_main() {
 }
 
 // Writes a continuous-mode window to the run's file pattern and applies keep=.
-Error Profiler::write_window(Recording::Window window, std::string* path) {
+Error Profiler::write_window(const Recording::Window& window, std::vector<WrittenFile>* files) {
   Run& run = *run_;
-  Error e = write_output(run.options, *window.profile, window.start_wall_ns, window.duration_ns, path);
+  Error e = write_output(run.options, profile_list(window.profiles), window.start_wall_ns, window.duration_ns, files);
+  for (const WrittenFile& file : *files) run.windows.written(file.path);
   if (e) {
     run.window_errors++;
     return e;
   }
-  run.windows.written(*path);
-  run.last_window = *path;
+  if (!files->empty()) run.last_window = files->back().path;
   return Error::ok();
 }
 
-// Writes PROFILE in OUTPUT's format to OUTPUT's file pattern, expanded for a profile that starts
-// at START_WALL_NS and lasts DURATION_NS; *PATH receives the file name.
-Error Profiler::write_output(const Options& output, const Profile& profile, int64_t start_wall_ns, int64_t duration_ns,
-                             std::string* path) const {
+// Writes PROFILES (one per event of the run) in OUTPUT's format to OUTPUT's file pattern, expanded
+// for a profile that starts at START_WALL_NS and lasts DURATION_NS; *FILES receives the files.
+Error Profiler::write_output(const Options& output, const std::vector<const Profile*>& profiles, int64_t start_wall_ns,
+                             int64_t duration_ns, std::vector<WrittenFile>* files) const {
   Options expanded = output;
   expanded.file = expand_file_pattern(output.file, static_cast<int>(getpid()), start_wall_ns);
-  *path = expanded.file;
   RunInfo info;
-  info.title = "jvmkit profile: " + std::string(output.event->name);
-  info.event = std::string(output.event->name) + ", interval " + describe_interval(*output.event, output.interval);
-  info.value_type = std::string(output.event->pprof_type);
-  info.value_unit = std::string(output.event->pprof_unit);
-  info.interval = output.interval;
+  info.title = "jvmkit profile: " + events_text(output);
+  info.event = events_text(output);
   info.start_time_ns = start_wall_ns;
   info.duration_ns = duration_ns;
   info.program = run_->program.empty() ? "java" : run_->program;
   info.window = output.loop_ns > 0;
-  return write_profile(profile, expanded, info);
+  std::vector<EventProfile> events;
+  for (size_t i = 0; i < output.events.size() && i < profiles.size(); i++) {
+    const EventSpec& spec = *output.events[i];
+    EventProfile e;
+    e.profile = profiles[i];
+    e.event = std::string(spec.name);
+    e.description = std::string(spec.name) + ", " +
+                    (spec.engine == EngineKind::kLock ? "waits of at least " : "interval ") +
+                    describe_interval(spec, output.interval_of(spec));
+    e.count_type = std::string(spec.pprof_count_type);
+    e.value_type = std::string(spec.pprof_type);
+    e.value_unit = std::string(spec.pprof_unit);
+    e.interval = output.interval_of(spec);
+    e.weighted = spec.weighted;
+    events.push_back(std::move(e));
+  }
+  return write_profiles(events, expanded, info, files);
 }
 
 // The report of the run that just ended (sampling stopped), with OUTPUT_LINE last; TOP and
 // SAMPLES are the written profile's.
-std::string Profiler::report(const std::string& output_line, const std::vector<MethodCount>& top,
-                             int64_t samples) const {
+std::string Profiler::report(const std::string& output_line, const std::vector<const Profile*>& profiles) const {
   const Run& run = *run_;
   const Recording::Figures f = run.recording->figures();
   ReportInput in;
+  in.signal_event = run.options.event != nullptr;
   in.engine = run.engine ? run.engine->description() : "";
   in.seconds = static_cast<double>(jvmkit::monotonic_ns() - run.start_mono_ns) / 1e9;
   in.counts = counts_since(process_counts(), run.base);
@@ -435,8 +503,14 @@ std::string Profiler::report(const std::string& output_line, const std::vector<M
   in.counts.failed = f.counts.failed;
   in.counts.empty = f.counts.empty;
   in.counts.failed_by_thread = failures_by_thread(f.failures_by_tid);
-  in.top = top;
-  in.total_samples = samples;
+  const size_t signal = run.recording->signal_slot();
+  if (signal != Recording::kNoSlot && signal < profiles.size()) {
+    in.top = top_methods(*profiles[signal], 10);
+    in.total_samples = profiles[signal]->total_samples();
+  }
+  for (size_t i = 0; i < run.options.events.size() && i < profiles.size(); i++) {
+    if (i != signal) in.events.push_back(event_block(i, *profiles[i], f));
+  }
   if (f.truncated > 0) {
     in.notes.push_back(std::to_string(f.truncated) + " samples deeper than depth=" + std::to_string(run.options.depth) +
                        " frames, cut at the root end ([truncated])");
@@ -445,11 +519,13 @@ std::string Profiler::report(const std::string& output_line, const std::vector<M
     in.notes.push_back(std::to_string(f.overflow) + " samples past the profile's bound of max_stacks=" +
                        std::to_string(run.options.max_stacks) + " merged into [overflow]");
   }
+  int64_t with_frames = 0;  // delivered traces with frames, every event
+  for (const SampleCounts& c : f.by_event) with_frames += c.delivered - c.empty;
   if (run.options.loop_ns > 0) {
     in.notes.push_back("continuous: " + std::to_string(f.windows_taken) + " windows, " +
                        std::to_string(f.samples_in_taken_windows) + " samples in them; delivered with frames " +
-                       std::to_string(f.counts.delivered - f.counts.empty) +
-                       (f.samples_in_taken_windows == f.counts.delivered - f.counts.empty ? " (equal)" : " (DIFFER)"));
+                       std::to_string(with_frames) +
+                       (f.samples_in_taken_windows == with_frames ? " (equal)" : " (DIFFER)"));
   }
   if (f.counts.delivered > 0 && f.biased > 0) {
     // Biased traces: taken at a safepoint, or in compiled code whose debug information places a
@@ -467,6 +543,63 @@ std::string Profiler::report(const std::string& output_line, const std::vector<M
   }
   in.output = output_line;
   return report_text(in);
+}
+
+// The report's block of the JVM event in SLOT, whose written profile is PROFILE.
+EventBlock Profiler::event_block(size_t slot, const Profile& profile, const Recording::Figures& f) const {
+  const Run& run = *run_;
+  const EventSpec& spec = *run.options.events[slot];
+  const bool lock = spec.engine == EngineKind::kLock;
+  const EventRequestCounts now = event_request_counts(spec.engine);
+  const EventRequestCounts& base = lock ? run.lock_base : run.alloc_base;
+  EventBlock b;
+  b.event = std::string(spec.name);
+  b.description = event_description(spec, run.options);
+  b.requested = now.requested - base.requested;
+  b.dropped = now.dropped - base.dropped;
+  b.delivered = f.by_event[slot].delivered;
+  b.failed = f.by_event[slot].failed;
+  b.empty = f.by_event[slot].empty;
+  if (lock) b.below_threshold = now.below_threshold - base.below_threshold;
+  b.samples = profile.total_samples();
+  b.weight = profile.total_weight();
+  b.unit = spec.pprof_unit == "nanoseconds" ? "ns" : std::string(spec.pprof_unit);
+  b.top = top_methods(profile, 10, true);
+  if (lock && !run.park_note.empty()) b.notes.push_back("parking not sampled: " + run.park_note);
+  return b;
+}
+
+// "cpu every 10 ms", "cpu every 10 ms, alloc every 512 KiB, lock waits of 10 us or more".
+std::string Profiler::sampling_text(const Options& options) {
+  std::string out;
+  for (const EventSpec* e : options.events) {
+    if (!out.empty()) out += ", ";
+    out += std::string(e->name) + (e->engine == EngineKind::kLock ? " waits of " : " every ") +
+           describe_interval(*e, options.interval_of(*e)) + (e->engine == EngineKind::kLock ? " or more" : "");
+  }
+  return out;
+}
+
+// The report's output lines: one per file written, or the error.
+std::string Profiler::output_lines(const Error& written, OutputFormat format, const std::vector<WrittenFile>& files,
+                                   const std::vector<const Profile*>& profiles) {
+  if (written) return output_outcome(written, format, "", 0);
+  std::string out;
+  for (const WrittenFile& file : files) {
+    int64_t samples = 0;
+    for (size_t i = 0; i < profiles.size(); i++) {
+      if (file.event == WrittenFile::kAllEvents || file.event == i) samples += profiles[i]->total_samples();
+    }
+    if (!out.empty()) out += '\n';
+    out += output_outcome(Error::ok(), format, file.path, samples);
+  }
+  return out;
+}
+
+std::vector<const Profile*> Profiler::profile_list(const std::vector<std::unique_ptr<Profile>>& profiles) {
+  std::vector<const Profile*> out;
+  for (const auto& p : profiles) out.push_back(p.get());
+  return out;
 }
 
 }  // namespace jvmkit::prof

@@ -26,6 +26,7 @@
 #include "profiler/options.hpp"
 #include "profiler/recording.hpp"
 #include "profiler/report.hpp"
+#include "profiler/writers.hpp"
 
 namespace jvmkit::prof {
 
@@ -64,14 +65,21 @@ class Profiler {
 
   Error begin_run(const Options& options, bool live);
   Error activate_run();
+  Error start_jvm_events();
+  void stop_jvm_events();
   void end_sampling();
   Error install_handler(int signal);
   void loop_main();
-  Error write_window(Recording::Window window, std::string* path);
-  Error write_output(const Options& output, const Profile& profile, int64_t start_wall_ns, int64_t duration_ns,
-                     std::string* path) const;
+  Error write_window(const Recording::Window& window, std::vector<WrittenFile>* files);
+  Error write_output(const Options& output, const std::vector<const Profile*>& profiles, int64_t start_wall_ns,
+                     int64_t duration_ns, std::vector<WrittenFile>* files) const;
   Options output_options(const Options& given) const;
-  std::string report(const std::string& output_line, const std::vector<MethodCount>& top, int64_t samples) const;
+  std::string report(const std::string& output_line, const std::vector<const Profile*>& profiles) const;
+  EventBlock event_block(size_t slot, const Profile& profile, const Recording::Figures& figures) const;
+  static std::string sampling_text(const Options& options);
+  static std::string output_lines(const Error& written, OutputFormat format, const std::vector<WrittenFile>& files,
+                                  const std::vector<const Profile*>& profiles);
+  static std::vector<const Profile*> profile_list(const std::vector<std::unique_ptr<Profile>>& profiles);
   void drop_run();
   std::string not_running_text() const;
 

@@ -10,11 +10,13 @@ Recording::Recording(JavaVM* vm, jvmtiEnv* jvmti, const Options& options, int64_
     : vm_(vm),
       jvmti_(jvmti),
       options_(options),
-      profile_(new_profile()),
-      resolver_(vm, jvmti, profile_.get()),
       window_start_wall_ns_(start_wall_ns),
       window_start_mono_ns_(start_mono_ns) {
-  trace_.reserve(static_cast<size_t>(options_.depth) + 2);
+  for (size_t i = 0; i < options_.events.size(); i++) {
+    slots_.push_back(std::make_unique<Slot>(vm, jvmti, new_profile()));
+    if (options_.events[i] == options_.event) signal_slot_ = i;
+  }
+  trace_.reserve(static_cast<size_t>(options_.depth) + 3);
 }
 
 std::unique_ptr<Profile> Recording::new_profile() const {
@@ -23,23 +25,36 @@ std::unique_ptr<Profile> Recording::new_profile() const {
   return std::make_unique<Profile>(limits);
 }
 
-void Recording::begin_trace(jboolean biased) {
+size_t Recording::slot_of(EngineKind kind) const {
+  for (size_t i = 0; i < options_.events.size(); i++) {
+    if (options_.events[i]->engine == kind) return i;
+  }
+  return kNoSlot;
+}
+
+void Recording::begin_trace(size_t slot, jboolean biased) {
   mutex_.lock();  // released in end_trace
   JVMKIT_DCHECK(!trace_locked_);
   trace_locked_ = true;
+  // kNoSlot: a request of an event this run does not sample (made as the run before it ended);
+  // its trace is received and left out.
+  tracing_ = slot < slots_.size() ? slots_[slot].get() : nullptr;
   trace_.clear();
   trace_cut_ = false;
-  if (biased) biased_++;
+  // A JVM event's trace is always reported biased: it is the stack of the thread at the event (a
+  // JVMTI callback), where the event happened, which is what such a sample wants.
+  if (biased && slot == signal_slot_) biased_++;
 }
 
 bool Recording::add_frame(jvmtiFrameType type, jmethodID method, jlocation location) {
   JVMKIT_DCHECK(trace_locked_);  // between begin_trace and end_trace
+  if (tracing_ == nullptr) return false;
   if (trace_.size() >= static_cast<size_t>(options_.depth)) {
     trace_cut_ = true;
     return false;
   }
   Frame f;
-  resolver_.resolve(method, location, &f.method, &f.line);
+  tracing_->resolver.resolve(method, location, &f.method, &f.line);
   switch (type) {
     case JVMTI_FRAME_INTERPRETER:
       f.type = FrameType::kInterpreted;
@@ -58,33 +73,52 @@ bool Recording::add_frame(jvmtiFrameType type, jmethodID method, jlocation locat
 }
 
 void Recording::end_trace(jthread thread, pid_t tid, bool truncated) {
+  if (options_.event != nullptr && options_.event->engine == EngineKind::kWall) delivered_tids_.insert(tid);
+  finish_trace(thread, tid, truncated, options_.interval, nullptr);
+}
+
+void Recording::end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight,
+                                const std::string& leaf_class) {
+  finish_trace(thread, tid, truncated, weight, &leaf_class);
+}
+
+void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class) {
   JVMKIT_DCHECK(trace_locked_);
-  counts_.delivered++;
-  if (options_.event->engine == EngineKind::kWall) delivered_tids_.insert(tid);
+  if (tracing_ == nullptr) {
+    trace_locked_ = false;
+    mutex_.unlock();
+    return;
+  }
+  Slot& slot = *tracing_;
+  slot.counts.delivered++;
   if (trace_.empty()) {
-    counts_.empty++;
+    slot.counts.empty++;
   } else {
+    if (leaf_class != nullptr)
+      trace_.insert(trace_.begin(), Frame{class_frame(slot, *leaf_class), FrameType::kClass, 0});
     if (truncated || trace_cut_) {
       truncated_++;
-      trace_.push_back(profile_->truncated_frame());
+      trace_.push_back(slot.profile->truncated_frame());
     }
     if (options_.threads) {
       Frame root;
-      root.method = thread_root(thread, tid);
+      root.method = thread_root(slot, thread, tid);
       root.type = FrameType::kThread;
       trace_.push_back(root);
     }
-    profile_->add_sample(trace_);
+    slot.profile->add_sample(trace_, weight);
   }
+  tracing_ = nullptr;
   trace_locked_ = false;
   mutex_.unlock();
 }
 
-void Recording::trace_failed(pid_t tid) {
+void Recording::trace_failed(size_t slot, pid_t tid) {
   std::lock_guard<std::mutex> lock(mutex_);
-  counts_.failed++;
+  if (slot >= slots_.size()) return;
+  slots_[slot]->counts.failed++;
   const int64_t failures = ++failures_by_tid_[tid];
-  if (failures >= kFailuresWithoutJava && delivered_tids_.count(tid) == 0) {
+  if (slot == signal_slot_ && failures >= kFailuresWithoutJava && delivered_tids_.count(tid) == 0) {
     std::lock_guard<std::mutex> skip_lock(skip_mutex_);
     without_java_.insert(tid);
   }
@@ -92,7 +126,7 @@ void Recording::trace_failed(pid_t tid) {
 
 void Recording::thread_started(pid_t tid) {
   std::lock_guard<std::mutex> lock(mutex_);
-  thread_roots_.erase(tid);
+  for (auto& slot : slots_) slot->thread_roots.erase(tid);
 }
 
 bool Recording::runs_no_java(pid_t tid) const {
@@ -101,10 +135,10 @@ bool Recording::runs_no_java(pid_t tid) const {
 }
 
 // The synthetic root frame of thread TID ("threads" option): "[name tid=N]", made once per tid
-// and window (a method of the current profile).
-uint32_t Recording::thread_root(jthread thread, pid_t tid) {
-  auto it = thread_roots_.find(tid);
-  if (it != thread_roots_.end()) return it->second;
+// and window (a method of the slot's current profile).
+uint32_t Recording::thread_root(Slot& slot, jthread thread, pid_t tid) {
+  auto it = slot.thread_roots.find(tid);
+  if (it != slot.thread_roots.end()) return it->second;
   std::string name = "?";
   if (thread != nullptr) {
     JNIEnv* jni = nullptr;
@@ -112,8 +146,18 @@ uint32_t Recording::thread_root(jthread thread, pid_t tid) {
     ThreadInfo info(jvmti_, jni, thread);
     if (info.name() != nullptr) name = utf8_from_modified(info.name());
   }
-  const uint32_t id = profile_->add_method("[" + name + " tid=" + std::to_string(tid) + "]", "");
-  thread_roots_[tid] = id;
+  const uint32_t id = slot.profile->add_method("[" + name + " tid=" + std::to_string(tid) + "]", "");
+  slot.thread_roots[tid] = id;
+  return id;
+}
+
+// The method of the class frame NAME in the slot's current profile, made once per name and window.
+uint32_t Recording::class_frame(Slot& slot, const std::string& name) {
+  auto it = slot.classes.find(name);
+  if (it != slot.classes.end()) return it->second;
+  const uint32_t id = slot.profile->add_method(name, "");
+  // A refused name ([overflow]) is not cached: the table stays bounded by the profile's limits.
+  if (!slot.profile->is_overflow_method(id)) slot.classes.emplace(name, id);
   return id;
 }
 
@@ -122,21 +166,26 @@ Recording::Window Recording::take_window(int64_t now_wall_ns, int64_t now_mono_n
   Window done;
   done.start_wall_ns = window_start_wall_ns_;
   done.duration_ns = now_mono_ns - window_start_mono_ns_;
-  samples_in_taken_windows_ += profile_->total_samples();
-  overflow_in_taken_windows_ += profile_->overflow_samples();
   windows_taken_++;
-  done.profile = std::exchange(profile_, new_profile());
-  // Method indices belong to a profile: the resolver and the thread roots start over with it.
-  resolver_.reset(profile_.get());
-  thread_roots_.clear();
+  for (auto& slot : slots_) {
+    slot->samples_in_taken_windows += slot->profile->total_samples();
+    slot->overflow_in_taken_windows += slot->profile->overflow_samples();
+    done.profiles.push_back(std::exchange(slot->profile, new_profile()));
+    // Method indices belong to a profile: the resolver and the synthetic frames start over with it.
+    slot->resolver.reset(slot->profile.get());
+    slot->thread_roots.clear();
+    slot->classes.clear();
+  }
   window_start_wall_ns_ = now_wall_ns;
   window_start_mono_ns_ = now_mono_ns;
   return done;
 }
 
-void Recording::with_current_window(const std::function<void(const Profile&, int64_t)>& f) {
+void Recording::with_current_window(const std::function<void(const std::vector<const Profile*>&, int64_t)>& f) {
   std::lock_guard<std::mutex> lock(mutex_);
-  f(*profile_, window_start_wall_ns_);
+  std::vector<const Profile*> profiles;
+  for (const auto& slot : slots_) profiles.push_back(slot->profile.get());
+  f(profiles, window_start_wall_ns_);
 }
 
 void Recording::restart_clock(int64_t now_wall_ns, int64_t now_mono_ns) {
@@ -148,15 +197,19 @@ void Recording::restart_clock(int64_t now_wall_ns, int64_t now_mono_ns) {
 Recording::Figures Recording::figures() const {
   std::lock_guard<std::mutex> lock(mutex_);
   Figures out;
-  out.counts = counts_;
+  if (signal_slot_ != kNoSlot) out.counts = slots_[signal_slot_]->counts;
   out.failures_by_tid = failures_by_tid_;
-  out.current_window_samples = profile_->total_samples();
-  out.samples = samples_in_taken_windows_ + out.current_window_samples;
-  out.samples_in_taken_windows = samples_in_taken_windows_;
+  for (const auto& slot : slots_) {
+    out.by_event.push_back(slot->counts);
+    out.samples_by_event.push_back(slot->samples_in_taken_windows + slot->profile->total_samples());
+    out.current_window_samples += slot->profile->total_samples();
+    out.samples_in_taken_windows += slot->samples_in_taken_windows;
+    out.overflow += slot->overflow_in_taken_windows + slot->profile->overflow_samples();
+  }
+  out.samples = out.samples_in_taken_windows + out.current_window_samples;
   out.windows_taken = windows_taken_;
   out.biased = biased_;
   out.truncated = truncated_;
-  out.overflow = overflow_in_taken_windows_ + profile_->overflow_samples();
   return out;
 }
 

@@ -2,7 +2,8 @@
 //
 // The stack-walk library delivers traces on its delivery thread, one at a time, as
 // beginStackTrace, frames, endStackTrace (or one failure). A Recording turns them into samples of
-// the current window's Profile and keeps the run's counts. Continuous profiling cuts the run into
+// the current window's Profile of their event (one per event of the run: cpu, alloc, lock...) and
+// keeps the run's counts. Continuous profiling cuts the run into
 // windows: take_window() hands out the finished window's profile and puts a fresh one in its place,
 // so that every delivered sample lands in exactly one window.
 //
@@ -35,37 +36,49 @@ class Recording {
   Recording(const Recording&) = delete;
   Recording& operator=(const Recording&) = delete;
 
+  // Each event of the run (Options::events) has its own profile, at the same index: its slot.
+  static constexpr size_t kNoSlot = SIZE_MAX;
+  size_t slot_of(EngineKind kind) const;
+  size_t signal_slot() const { return signal_slot_; }  // the signal event's, kNoSlot when none
+  size_t slots() const { return slots_.size(); }
+
   // --- The stack-trace callbacks (the library's delivery thread) ---
-  void begin_trace(jboolean biased);  // takes the lock, released by end_trace
+  void begin_trace(size_t slot, jboolean biased);  // takes the lock, released by end_trace
   // Returns whether the trace wants more frames (false past the depth limit).
   bool add_frame(jvmtiFrameType type, jmethodID method, jlocation location);
+  // A sample of the signal event: it weighs the interval.
   void end_trace(jthread thread, pid_t tid, bool truncated);
-  void trace_failed(pid_t tid);
+  // A sample of a JVM event (alloc, lock) of WEIGHT, with LEAF_CLASS (a Java class name) as its
+  // leaf frame.
+  void end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string& leaf_class);
+  void trace_failed(size_t slot, pid_t tid);
 
   // A thread started: a reused tid names a new thread.
   void thread_started(pid_t tid);
   // Wall sampling: TID failed again and again without one delivered trace (a JVM service thread).
   bool runs_no_java(pid_t tid) const;
 
-  // A finished window.
+  // A finished window: a profile per slot.
   struct Window {
-    std::unique_ptr<Profile> profile;
+    std::vector<std::unique_ptr<Profile>> profiles;
     int64_t start_wall_ns = 0;
     int64_t duration_ns = 0;
   };
   // Ends the current window at NOW_MONO_NS (NOW_WALL_NS on the wall clock) and starts the next.
   Window take_window(int64_t now_wall_ns, int64_t now_mono_ns);
-  // Calls F with the current window's profile and start, deliveries held off meanwhile.
-  void with_current_window(const std::function<void(const Profile&, int64_t start_wall_ns)>& f);
+  // Calls F with the current window's profiles (one per slot) and start, deliveries held off meanwhile.
+  void with_current_window(const std::function<void(const std::vector<const Profile*>&, int64_t start_wall_ns)>& f);
 
   // The run's own counts (delivered, failed, empty) and what it saw, for reports and status.
   struct Figures {
-    SampleCounts counts;
+    SampleCounts counts;                    // the signal event's
+    std::vector<SampleCounts> by_event;     // per slot: delivered, failed, empty
+    std::vector<int64_t> samples_by_event;  // per slot: samples added to profiles, all windows
     std::unordered_map<pid_t, int64_t> failures_by_tid;
-    int64_t samples = 0;  // samples added to profiles, all windows
+    int64_t samples = 0;  // samples added to profiles, all windows, all events
     int64_t samples_in_taken_windows = 0;
     int64_t windows_taken = 0;
-    int64_t biased = 0;     // delivered traces taken at a safepoint (biased)
+    int64_t biased = 0;     // delivered traces of the signal event taken at a safepoint (biased)
     int64_t truncated = 0;  // samples cut at the depth limit ([truncated] root frame)
     int64_t overflow = 0;   // samples merged into [overflow] past the profile's bound
     int64_t current_window_samples = 0;
@@ -76,29 +89,41 @@ class Recording {
   void restart_clock(int64_t now_wall_ns, int64_t now_mono_ns);
 
  private:
+  // One event's profile of the current window, and what is resolved into it.
+  struct Slot {
+    Slot(JavaVM* vm, jvmtiEnv* jvmti, std::unique_ptr<Profile> p)
+        : profile(std::move(p)), resolver(vm, jvmti, profile.get()) {}
+    std::unique_ptr<Profile> profile;
+    MethodResolver resolver;
+    std::unordered_map<pid_t, uint32_t> thread_roots;   // the profile's thread root frames
+    std::unordered_map<std::string, uint32_t> classes;  // the profile's class frames, by name
+    SampleCounts counts;
+    int64_t samples_in_taken_windows = 0;
+    int64_t overflow_in_taken_windows = 0;
+  };
+
   std::unique_ptr<Profile> new_profile() const;
-  uint32_t thread_root(jthread thread, pid_t tid);
+  void finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class);
+  uint32_t thread_root(Slot& slot, jthread thread, pid_t tid);
+  uint32_t class_frame(Slot& slot, const std::string& name);
 
   JavaVM* vm_;
   jvmtiEnv* jvmti_;
   const Options options_;
 
   mutable std::mutex mutex_;
-  std::unique_ptr<Profile> profile_;
-  MethodResolver resolver_;
+  std::vector<std::unique_ptr<Slot>> slots_;
+  size_t signal_slot_ = kNoSlot;
+  Slot* tracing_ = nullptr;  // the slot of the trace between begin_trace and end_trace
   int64_t window_start_wall_ns_;
   int64_t window_start_mono_ns_;
-  SampleCounts counts_;
   std::vector<Frame> trace_;
-  bool trace_cut_ = false;                            // add_frame refused frames past the depth limit
-  std::unordered_map<pid_t, uint32_t> thread_roots_;  // the current profile's thread root frames
+  bool trace_cut_ = false;  // add_frame refused frames past the depth limit
   std::unordered_map<pid_t, int64_t> failures_by_tid_;
   std::unordered_set<pid_t> delivered_tids_;  // wall only: threads with at least one trace
-  int64_t samples_in_taken_windows_ = 0;
   int64_t windows_taken_ = 0;
   int64_t biased_ = 0;
   int64_t truncated_ = 0;
-  int64_t overflow_in_taken_windows_ = 0;
 
   // The lock a delivered trace holds from begin_trace to end_trace: the trace must reach the
   // profile as a unit, so the lock spans two callbacks, which no scoped guard can express.

@@ -8,18 +8,69 @@
 
 namespace jvmkit::prof {
 
+namespace {
+
+// "52428800 bytes (50.0 MiB)", "1500000000 ns (1.500 s)".
+std::string weight_text(int64_t weight, const std::string& unit) {
+  char text[96];
+  if (unit == "bytes") {
+    std::snprintf(text, sizeof(text), "%lld bytes (%.1f MiB)", static_cast<long long>(weight),
+                  static_cast<double>(weight) / (1 << 20));
+  } else if (unit == "ns") {
+    std::snprintf(text, sizeof(text), "%lld ns (%.3f s)", static_cast<long long>(weight),
+                  static_cast<double>(weight) / 1e9);
+  } else {
+    std::snprintf(text, sizeof(text), "%lld %s", static_cast<long long>(weight), unit.c_str());
+  }
+  return text;
+}
+
+void append_top(std::string* out, const std::vector<MethodCount>& top, int64_t total) {
+  char line[64];
+  for (const MethodCount& m : top) {
+    double pct = total > 0 ? 100.0 * static_cast<double>(m.samples) / static_cast<double>(total) : 0;
+    std::snprintf(line, sizeof(line), "  %8lld %6.2f%%  ", static_cast<long long>(m.samples), pct);
+    *out += line + m.name + "\n";
+  }
+}
+
+}  // namespace
+
+std::string event_block_text(const EventBlock& b) {
+  const std::string prefix = "jvmkit profiler: " + b.event + ": ";
+  std::string out = prefix + b.description + "\n";
+  out += prefix + "samples requested " + std::to_string(b.requested) + ", delivered " + std::to_string(b.delivered) +
+         ", failed " + std::to_string(b.failed) + ", dropped " + std::to_string(b.dropped) + " (empty traces " +
+         std::to_string(b.empty) + ")";
+  if (b.below_threshold >= 0) out += "; waits below the threshold, not sampled: " + std::to_string(b.below_threshold);
+  out += "\n";
+  out += prefix + std::to_string(b.samples) + " samples weighing " + weight_text(b.weight, b.unit) + "\n";
+  if (!b.top.empty()) {
+    out += prefix + "top classes (self " + b.unit + "):\n";
+    append_top(&out, b.top, b.weight);
+  }
+  for (const std::string& note : b.notes) out += prefix + note + "\n";
+  return out;
+}
+
 std::string report_text(const ReportInput& in) {
   std::string out;
   char line[512];
   const SampleCounts& c = in.counts;
-  out += "jvmkit profiler: " + in.engine + "\n";
-  std::snprintf(line, sizeof(line),
-                "jvmkit profiler: %.1f s; samples requested %lld, delivered %lld, failed %lld, dropped %lld"
-                " (signals %lld, on non-Java threads %lld, empty traces %lld)\n",
-                in.seconds, static_cast<long long>(c.requested), static_cast<long long>(c.delivered),
-                static_cast<long long>(c.failed), static_cast<long long>(c.dropped), static_cast<long long>(c.signals),
-                static_cast<long long>(c.not_java), static_cast<long long>(c.empty));
-  out += line;
+  if (in.signal_event) {
+    out += "jvmkit profiler: " + in.engine + "\n";
+    std::snprintf(line, sizeof(line),
+                  "jvmkit profiler: %.1f s; samples requested %lld, delivered %lld, failed %lld, dropped %lld"
+                  " (signals %lld, on non-Java threads %lld, empty traces %lld)\n",
+                  in.seconds, static_cast<long long>(c.requested), static_cast<long long>(c.delivered),
+                  static_cast<long long>(c.failed), static_cast<long long>(c.dropped),
+                  static_cast<long long>(c.signals), static_cast<long long>(c.not_java),
+                  static_cast<long long>(c.empty));
+    out += line;
+  } else {
+    std::snprintf(line, sizeof(line), "jvmkit profiler: %.1f s\n", in.seconds);
+    out += line;
+  }
   auto reasons = [&](const char* what, const std::vector<std::pair<std::string, int64_t>>& list) {
     std::string s;
     for (const auto& [name, n] : list) {
@@ -50,17 +101,18 @@ std::string report_text(const ReportInput& in) {
     reasons("recovered by kind", c.recovered_by_kind);
     reasons("not recovered by reason", c.unrecovered_by_reason);
   }
-  if (!in.top.empty()) {
+  if (in.signal_event && !in.top.empty()) {
     out += "jvmkit profiler: top methods (self samples):\n";
-    for (const MethodCount& m : in.top) {
-      double pct =
-          in.total_samples > 0 ? 100.0 * static_cast<double>(m.samples) / static_cast<double>(in.total_samples) : 0;
-      std::snprintf(line, sizeof(line), "  %8lld %6.2f%%  ", static_cast<long long>(m.samples), pct);
-      out += line + m.name + "\n";
-    }
+    append_top(&out, in.top, in.total_samples);
   }
+  for (const EventBlock& block : in.events) out += event_block_text(block);
   for (const std::string& note : in.notes) out += "jvmkit profiler: " + note + "\n";
-  out += "jvmkit profiler: " + in.output + "\n";
+  for (size_t start = 0; start <= in.output.size();) {
+    size_t end = in.output.find('\n', start);
+    if (end == std::string::npos) end = in.output.size();
+    out += "jvmkit profiler: " + in.output.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
   return out;
 }
 

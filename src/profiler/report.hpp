@@ -36,17 +36,38 @@ struct SampleCounts {
   std::vector<std::pair<std::string, int64_t>> unrecovered_by_reason;
 };
 
+// The report's block of a JVM event (alloc, lock): its source, its requests' outcomes and its top
+// classes by weight.
+struct EventBlock {
+  std::string event;        // "alloc"
+  std::string description;  // how it is sampled
+  int64_t requested = 0;    // stack-trace requests made (requested = delivered + failed + dropped)
+  int64_t delivered = 0;
+  int64_t failed = 0;
+  int64_t dropped = 0;
+  int64_t empty = 0;             // delivered traces without a frame (not in the profile)
+  int64_t below_threshold = -1;  // lock: waits shorter than the threshold, not sampled (-1: not shown)
+  int64_t samples = 0;           // in the written profile
+  int64_t weight = 0;            // ... and their weight
+  std::string unit;              // of the weight: "bytes", "ns"
+  std::vector<MethodCount> top;  // leaf frames (the classes) by self weight
+  std::vector<std::string> notes;
+};
+
 struct ReportInput {
-  std::string engine;  // the engine's description
+  bool signal_event = true;  // the run has a signal event: the engine line, the counts, the top methods
+  std::string engine;        // the engine's description
   SampleCounts counts;
   std::vector<MethodCount> top;  // top methods by self samples
   int64_t total_samples = 0;
+  std::vector<EventBlock> events;  // the JVM events' blocks
   std::vector<std::string> notes;  // lines about the run's samples (truncated, overflow, windows...)
-  std::string output;              // "wrote html flame graph to /x/y.html" or an error
+  std::string output;              // "wrote html flame graph to /x/y.html" or an error; a line per file
   double seconds = 0;
 };
 
 std::string report_text(const ReportInput& in);
+std::string event_block_text(const EventBlock& block);
 
 // The counts of one run, from process-wide totals NOW and BASE (the totals when the run started):
 // every count and every reason's count (matched by name) less its BASE value.

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "base/error.hpp"
 #include "profiler/options.hpp"
@@ -26,21 +28,65 @@ struct RunInfo {
   bool window = false;           // a continuous-mode window: collapsed output starts with a comment line
 };
 
+// One event's profile, as the writers see it. A run of several events (cpu,alloc,lock) has one
+// per event: pprof puts them in one file with all their sample types, html in one page with a
+// selector, collapsed in one file each.
+struct EventProfile {
+  const Profile* profile = nullptr;
+  std::string event = "cpu";               // the event's name
+  std::string description = "cpu";         // "cpu, interval 10 ms": html info and collapsed headers
+  std::string count_type = "samples";      // pprof type of the sample count (its unit is count)
+  std::string value_type = "cpu";          // pprof type of the weight
+  std::string value_unit = "nanoseconds";  // ... and its unit
+  int64_t interval = 0;                    // ns or events per sample; an unweighted sample's weight
+  // Samples carry their own weights (alloc: bytes; lock: ns): collapsed and html show weights, and
+  // pprof's value is the weight. Otherwise every sample weighs the interval and counts are shown.
+  bool weighted = false;
+
+  // What collapsed and html show of a node: its weight or its count.
+  int64_t shown(int64_t count, int64_t weight) const { return weighted ? weight : count; }
+  // The unit of what they show: "samples", "bytes", "ns".
+  std::string shown_unit() const;
+};
+
+// The single event of INFO (the event, value type and interval it names) over PROFILE.
+EventProfile event_profile(const Profile& profile, const RunInfo& info);
+
 // Lines sorted by stack; frames root first, separated by ';'. ANNOTATE appends frame-type suffixes
 // (_[j] ...) and merges by name+type instead of by name. With WINDOW (a continuous-mode window) the
-// first line is a comment with its start time and duration.
-std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window = nullptr);
+// first line is a comment with its start time and duration. With WEIGHTS, each line ends in the
+// stack's total weight (bytes, ns) instead of its sample count.
+std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window = nullptr,
+                           bool weights = false);
 
 // "2026-12-03T22:30:01Z for 60.0 s": when the profile started and how long it lasted.
 std::string window_text(const RunInfo& info);
 
+// One page; with several events, a selector shows one event's flame graph at a time.
+std::string html_text(std::span<const EventProfile> events, const RunInfo& info);
 std::string html_text(const Profile& profile, const RunInfo& info);
 
-// The gzip-compressed profile.proto. Sample types: samples/count and VALUE_TYPE/VALUE_UNIT
-// (samples x interval).
+// The gzip-compressed profile.proto. Sample types, per event: COUNT_TYPE/count and
+// VALUE_TYPE/VALUE_UNIT (the weight; samples x interval when not weighted). A sample of one
+// event has zeros in the other events' values. Period and default type: the first event's.
+std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& info);
 std::string pprof_bytes(const Profile& profile, const RunInfo& info);
 
-// Writes the profile in OPTIONS.format to OPTIONS.file.
+// FILE with ".EVENT" put before its extension: "out.collapsed" -> "out.alloc.collapsed";
+// "out" -> "out.alloc".
+std::string event_file_name(const std::string& file, std::string_view event);
+
+// Writes the events' profiles in OPTIONS.format to OPTIONS.file: one file, except collapsed output
+// of several events, one file per event (event_file_name). PATHS receives the files written, with
+// EVENTS' index of each ((size_t)-1: all of them); on an error, the files written before it.
+struct WrittenFile {
+  std::string path;
+  size_t event;  // index into EVENTS, or kAllEvents
+  static constexpr size_t kAllEvents = SIZE_MAX;
+};
+Error write_profiles(std::span<const EventProfile> events, const Options& options, const RunInfo& info,
+                     std::vector<WrittenFile>* paths);
+// The single-event form.
 Error write_profile(const Profile& profile, const Options& options, const RunInfo& info);
 
 }  // namespace jvmkit::prof

@@ -74,11 +74,25 @@ TEST(CommandLine, AgentGoesAfterJavaOrIntoJavaToolOptions) {
   EXPECT_EQ(tool_options, "-agentpath:/a.so=file=/w/p.html");
 }
 
+TEST(CommandLine, SeveralEventsAndTheirOptions) {
+  // -e a,b: an event= per event; --alloc and --lock as the agent spells them.
+  CommandLine cl = parsed({"profile", "-e", "cpu,alloc,lock", "--alloc", "64k", "--lock=1ms", "--", "java"});
+  EXPECT_EQ(launch_options(cl, "/w"), "file=/w/profile.html,event=cpu,event=alloc,event=lock,alloc=64k,lock=1ms");
+  cl = parsed({"start", "--alloc", "1m", "4242"});
+  EXPECT_EQ(join_options(start_options(cl, "")), "format=html,alloc=1m");
+}
+
 TEST(CommandLine, LaunchModeMistakes) {
   EXPECT_EQ(refused({"profile", "-o", "a,b.html", "--", "java"}),
             "--output a,b.html: the file name must not contain a comma (agent options are comma-separated)");
   EXPECT_EQ(refused({"profile", "-e", "cpu,threads", "--", "java"}),
-            "--event cpu,threads: the value must not contain a comma (agent options are comma-separated)");
+            "-e cpu,threads: unknown event 'threads' (known: cpu, wall, itimer, cpu-clock, task-clock, page-faults, "
+            "context-switches, cycles, instructions, cache-misses, branch-misses, alloc, lock)");
+  EXPECT_EQ(refused({"profile", "--event=cpu,,lock", "--", "java"}),
+            "--event cpu,,lock: unknown event '' (known: cpu, wall, itimer, cpu-clock, task-clock, page-faults, "
+            "context-switches, cycles, instructions, cache-misses, branch-misses, alloc, lock)");
+  EXPECT_EQ(refused({"profile", "--lock", "1,5ms", "--", "java"}),
+            "--lock 1,5ms: the value must not contain a comma (agent options are comma-separated)");
   EXPECT_EQ(refused({"profile", "-e", "wall", "--"}),
             "profile: no command given after -- (e.g. jvmkit profile -- java -jar app.jar)");
   EXPECT_NE(refused({"profile", "-e", "wall"}).find("profile: missing pid, or the java command after --"),

@@ -139,6 +139,8 @@ std::string sample_value(std::string_view key) {
   if (key == "format") return "pprof";
   if (key == "file") return "out.collapsed";
   if (key == "loop") return "2s";
+  if (key == "alloc") return "64k";
+  if (key == "lock") return "1ms";
   return "7";
 }
 
@@ -151,7 +153,9 @@ TEST(Catalogue, EveryOptionIsInTheDocsAndEveryDocumentedOptionExists) {
   std::set<std::string> expected;
   for (const OptionSpec& o : option_specs()) {
     std::string form(o.key);
-    if (o.takes_value()) form += "=" + std::string(o.value_name);
+    if (o.takes_value()) {
+      form += o.value_optional ? "[=" + std::string(o.value_name) + "]" : "=" + std::string(o.value_name);
+    }
     expected.insert(form);
   }
   // A row may document several options alike: `start`, `stop`, `dump`, `status`.
@@ -217,8 +221,8 @@ TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
 
 TEST(Catalogue, MessagesListEveryName) {
   EXPECT_EQ(option_names(),
-            "event, interval, file, format, threads, ann, signal, loop, keep, depth, max_stacks, start, stop, dump, "
-            "status, reply");
+            "event, interval, file, format, threads, ann, signal, loop, keep, depth, max_stacks, alloc, lock, "
+            "start, stop, dump, status, reply");
   std::string events;
   for (const EventSpec& e : all_events()) events += (events.empty() ? "" : ", ") + std::string(e.name);
   EXPECT_EQ(event_names(), events);

@@ -84,10 +84,79 @@ TEST(Options, EveryEventNameIsKnown) {
   }
 }
 
+// The event names of a run, in table order.
+std::string names(const Options& o) { return events_text(o); }
+
+TEST(Options, JvmEventsAloneHaveNoSignalEvent) {
+  Options o = parse_ok("event=alloc");
+  EXPECT_EQ(o.event, nullptr);
+  EXPECT_EQ(names(o), "alloc");
+  EXPECT_EQ(o.alloc_bytes, 512 * 1024);
+  o = parse_ok("event=lock");
+  EXPECT_EQ(names(o), "lock");
+  EXPECT_EQ(o.lock_ns, 10'000);
+  // The options alone choose their event, without cpu.
+  EXPECT_EQ(names(parse_ok("alloc")), "alloc");
+  EXPECT_EQ(names(parse_ok("lock=1ms")), "lock");
+  EXPECT_EQ(parse_ok("lock=1ms").lock_ns, 1'000'000);
+}
+
+TEST(Options, SeveralEventsInOneRun) {
+  // event=cpu,alloc,lock: the names after the first are items of the list.
+  Options o = parse_ok("event=cpu,alloc,lock,interval=1ms");
+  ASSERT_NE(o.event, nullptr);
+  EXPECT_EQ(o.event->name, "cpu");
+  EXPECT_EQ(names(o), "cpu,alloc,lock");
+  EXPECT_EQ(o.interval, 1'000'000);
+  EXPECT_TRUE(o.has(EngineKind::kAlloc));
+  EXPECT_TRUE(o.has(EngineKind::kLock));
+  // Repeated event=, in any order, with sizes: table order, each once.
+  o = parse_ok("event=lock,event=wall,alloc=4m,event=alloc");
+  EXPECT_EQ(names(o), "wall,alloc,lock");
+  EXPECT_EQ(o.event->name, "wall");
+  EXPECT_EQ(o.alloc_bytes, 4 << 20);
+  EXPECT_EQ(o.interval_of(*find_event("alloc")), 4 << 20);
+  EXPECT_EQ(o.interval_of(*find_event("lock")), 10'000);
+  EXPECT_EQ(o.interval_of(*find_event("wall")), 20'000'000);
+  // cpu with the JVM events given as options.
+  EXPECT_EQ(names(parse_ok("event=cpu,alloc=1k,lock=20us")), "cpu,alloc,lock");
+  EXPECT_EQ(parse_ok("event=cpu,alloc=1k").alloc_bytes, 1024);
+}
+
+TEST(Options, SizesAndThresholds) {
+  int64_t bytes = 0;
+  EXPECT_FALSE(parse_size("512k", &bytes));
+  EXPECT_EQ(bytes, 512 * 1024);
+  EXPECT_FALSE(parse_size("2M", &bytes));
+  EXPECT_EQ(bytes, 2 << 20);
+  EXPECT_FALSE(parse_size("1g", &bytes));
+  EXPECT_EQ(bytes, int64_t{1} << 30);
+  EXPECT_FALSE(parse_size("1000", &bytes));
+  EXPECT_EQ(bytes, 1000);
+  EXPECT_EQ(parse_ok("alloc=0").alloc_bytes, 0);  // every allocation
+  EXPECT_EQ(parse_ok("lock=0").lock_ns, 0);       // every wait
+  EXPECT_EQ(parse_ok("lock=250").lock_ns, 250);   // a bare number is ns, as for interval
+}
+
+TEST(Options, JvmEventErrors) {
+  EXPECT_EQ(parse_error("alloc=12q"), "alloc=12q: unknown unit 'q' (use k, m or g, or bytes as a bare number)");
+  EXPECT_EQ(parse_error("alloc=k"), "alloc=k: not a size (expected e.g. 512k, 4m, 1000)");
+  EXPECT_EQ(parse_error("alloc=2g"), "alloc=2g: too large (JVMTI takes at most 2g - 1 bytes)");
+  EXPECT_EQ(parse_error("alloc="), "alloc=: needs a value");
+  EXPECT_EQ(parse_error("lock=5xs"), "lock=5xs: unknown unit 'xs' (use ns, us, ms or s)");
+  EXPECT_EQ(parse_error("event=cpu,wall"),
+            "event=cpu,wall: one signal event per run (cpu and wall were given); alloc and lock go with any of them");
+  EXPECT_EQ(parse_error("event=alloc,interval=1ms"),
+            "interval=1ms: no signal event to sample at it (alloc: alloc takes alloc=SIZE, lock takes lock=DURATION)");
+  EXPECT_EQ(parse_error("event=cpu,bogus"),
+            "bogus: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
+            "max_stacks, alloc, lock, start, stop, dump, status, reply)");
+}
+
 TEST(Options, ErrorsNameTheOptionAndTheProblem) {
   EXPECT_EQ(parse_error("event=bogus"),
             "event=bogus: unknown event (known: cpu, wall, itimer, cpu-clock, task-clock, page-faults, "
-            "context-switches, cycles, instructions, cache-misses, branch-misses)");
+            "context-switches, cycles, instructions, cache-misses, branch-misses, alloc, lock)");
   EXPECT_EQ(parse_error("interval=10xs"), "interval=10xs: unknown unit 'xs' (use ns, us, ms or s)");
   EXPECT_EQ(parse_error("interval=ms"), "interval=ms: not a number (expected e.g. 10ms, 500us, 1000000)");
   EXPECT_EQ(parse_error("interval=0"), "interval=0: too small (the minimum is 10us)");
@@ -110,7 +179,7 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
   EXPECT_EQ(
       parse_error("colour=red"),
       "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
-      "max_stacks, start, stop, dump, status, reply)");
+      "max_stacks, alloc, lock, start, stop, dump, status, reply)");
   EXPECT_EQ(parse_error("threads,,ann"), "empty option in 'threads,,ann' (two commas, or a trailing comma)");
   EXPECT_EQ(parse_error("threads,"), "empty option in 'threads,' (two commas, or a trailing comma)");
 }

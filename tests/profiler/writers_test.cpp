@@ -3,8 +3,11 @@
 #include "profiler/writers.hpp"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <cstdio>
 #include <map>
 
 #include "profiler/proto_encoder.hpp"
@@ -267,6 +270,181 @@ TEST(Writers, WindowTimesInEveryFormat) {
             "# jvmkit profile: cpu, interval 10 ms, from 2026-12-03T22:30:01Z for 60.0 s");
   // Outside continuous mode collapsed output stays flamegraph.pl's plain input.
   EXPECT_NE(collapsed_text(sample_profile(), false).substr(0, 1), "#");
+}
+
+}  // namespace
+}  // namespace jvmkit::prof
+
+namespace jvmkit::prof {
+namespace {
+
+// An allocation profile: two sites of byte[] and one of java.lang.String, weighted in bytes
+// (the class is the leaf frame).
+Profile alloc_profile() {
+  Profile p;
+  const uint32_t main = p.add_method("app.Main.main", "Main.java");
+  const uint32_t fill = p.add_method("app.Main.fill", "Main.java");
+  const uint32_t bytes = p.add_method("byte[]", "");
+  const uint32_t string = p.add_method("java.lang.String", "");
+  p.add_sample({{bytes, FrameType::kClass, 0}, {fill, FrameType::kJit, 3}, {main, FrameType::kInterpreted, 1}},
+               4 << 20);
+  p.add_sample({{bytes, FrameType::kClass, 0}, {fill, FrameType::kJit, 3}, {main, FrameType::kInterpreted, 1}},
+               600'000);
+  p.add_sample({{string, FrameType::kClass, 0}, {main, FrameType::kInterpreted, 2}}, 524'288);
+  return p;
+}
+
+EventProfile alloc_event(const Profile& p) {
+  EventProfile e;
+  e.profile = &p;
+  e.event = "alloc";
+  e.description = "alloc, interval 512 KiB";
+  e.count_type = "alloc_objects";
+  e.value_type = "alloc_space";
+  e.value_unit = "bytes";
+  e.interval = 512 * 1024;
+  e.weighted = true;
+  return e;
+}
+
+TEST(Profile, SamplesCarryACountAndAWeight) {
+  const Profile p = alloc_profile();
+  EXPECT_EQ(p.total_samples(), 3);
+  EXPECT_EQ(p.total_weight(), (4 << 20) + 600'000 + 524'288);
+  const std::vector<MethodCount> top = top_methods(p, 10, true);
+  ASSERT_EQ(top.size(), 2u);
+  EXPECT_EQ(top[0].name, "byte[]");
+  EXPECT_EQ(top[0].samples, (4 << 20) + 600'000);
+  EXPECT_EQ(top_methods(p, 10, false)[0].samples, 2);  // by count
+}
+
+TEST(CollapsedWriter, ClassLeavesAreAnnotatedAndWeighted) {
+  // Weights (bytes) instead of counts; the class frame's suffix is async-profiler's _[k].
+  EXPECT_EQ(collapsed_text(alloc_profile(), true, nullptr, true),
+            "app.Main.main_[0];app.Main.fill_[j];byte[]_[k] " + std::to_string((4 << 20) + 600'000) +
+                "\n"
+                "app.Main.main_[0];java.lang.String_[k] 524288\n");
+  EXPECT_EQ(collapsed_text(alloc_profile(), false, nullptr, false),
+            "app.Main.main;app.Main.fill;byte[] 2\n"
+            "app.Main.main;java.lang.String 1\n");
+}
+
+TEST(Writers, EventFileNames) {
+  EXPECT_EQ(event_file_name("/tmp/out.collapsed", "alloc"), "/tmp/out.alloc.collapsed");
+  EXPECT_EQ(event_file_name("out.txt", "cpu"), "out.cpu.txt");
+  EXPECT_EQ(event_file_name("/a.b/out", "lock"), "/a.b/out.lock");
+  EXPECT_EQ(event_file_name("/tmp/.hidden", "cpu"), "/tmp/.hidden.cpu");
+  EXPECT_EQ(event_file_name("p.pb.gz", "cpu"), "p.cpu.pb.gz");
+}
+
+// The sample types, and each sample's values, of a pprof file.
+struct DecodedPprof {
+  std::vector<std::string> sample_types;
+  std::vector<std::vector<int64_t>> values;
+  std::string default_type;
+};
+DecodedPprof decode_pprof(const std::string& gz) {
+  std::vector<Field> fields = decode(gunzip(gz));
+  std::vector<std::string> strings;
+  for (const Field& f : fields) {
+    if (f.number == 6) strings.push_back(f.bytes);
+  }
+  DecodedPprof out;
+  for (const Field& f : fields) {
+    if (f.number == 1) {
+      auto vt = decode(f.bytes);
+      out.sample_types.push_back(strings.at(vt[0].varint) + "/" + strings.at(vt[1].varint));
+    } else if (f.number == 2) {
+      for (const Field& g : decode(f.bytes)) {
+        if (g.number != 2) continue;
+        std::vector<int64_t> v;
+        for (uint64_t x : packed(g.bytes)) v.push_back(static_cast<int64_t>(x));
+        out.values.push_back(v);
+      }
+    } else if (f.number == 14) {
+      out.default_type = strings.at(f.varint);
+    }
+  }
+  return out;
+}
+
+TEST(PprofWriter, SeveralEventsInOneProfileWithZerosWhereAnEventDoesNotApply) {
+  const Profile cpu = sample_profile();
+  const Profile alloc = alloc_profile();
+  EventProfile cpu_event;
+  cpu_event.profile = &cpu;
+  cpu_event.interval = 10'000'000;
+  const EventProfile events[] = {cpu_event, alloc_event(alloc)};
+  RunInfo info;
+  const DecodedPprof d = decode_pprof(pprof_bytes(events, info));
+  EXPECT_EQ(d.sample_types,
+            (std::vector<std::string>{"samples/count", "cpu/nanoseconds", "alloc_objects/count", "alloc_space/bytes"}));
+  EXPECT_EQ(d.default_type, "cpu");
+  int64_t sums[4] = {};
+  for (const std::vector<int64_t>& v : d.values) {
+    ASSERT_EQ(v.size(), 4u);
+    // A sample is of one event: the other event's two values are zero.
+    EXPECT_TRUE((v[0] == 0 && v[1] == 0) != (v[2] == 0 && v[3] == 0));
+    for (size_t i = 0; i < 4; i++) sums[i] += v[i];
+  }
+  EXPECT_EQ(sums[0], 5);
+  EXPECT_EQ(sums[1], 5 * 10'000'000);  // unweighted: samples x interval
+  EXPECT_EQ(sums[2], 3);
+  EXPECT_EQ(sums[3], (4 << 20) + 600'000 + 524'288);  // weighted: the weights
+}
+
+TEST(HtmlWriter, OnePageWithAFlameGraphPerEvent) {
+  const Profile cpu = sample_profile();
+  const Profile alloc = alloc_profile();
+  EventProfile cpu_event;
+  cpu_event.profile = &cpu;
+  const EventProfile events[] = {cpu_event, alloc_event(alloc)};
+  const std::string page = html_text(events, RunInfo());
+  EXPECT_NE(page.find("\"events\":[{\"name\":\"cpu\""), std::string::npos);
+  EXPECT_NE(page.find("{\"name\":\"alloc\",\"info\":\"alloc, interval 512 KiB, 3 samples, 5318592 bytes\","
+                      "\"unit\":\"bytes\",\"root\":[0,5,5318592,0,"),
+            std::string::npos);
+  EXPECT_NE(page.find("<select id=\"event\""), std::string::npos);
+}
+
+TEST(Writers, CollapsedOutputOfSeveralEventsIsAFilePerEvent) {
+  const Profile cpu = sample_profile();
+  const Profile alloc = alloc_profile();
+  EventProfile cpu_event;
+  cpu_event.profile = &cpu;
+  const EventProfile events[] = {cpu_event, alloc_event(alloc)};
+  char dir[] = "/tmp/jvmkit-writers-XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  Options options;
+  options.format = OutputFormat::kCollapsed;
+  options.annotate = true;
+  options.file = std::string(dir) + "/out.collapsed";
+  std::vector<WrittenFile> files;
+  ASSERT_FALSE(write_profiles(events, options, RunInfo(), &files));
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0].path, std::string(dir) + "/out.cpu.collapsed");
+  EXPECT_EQ(files[1].path, std::string(dir) + "/out.alloc.collapsed");
+  EXPECT_EQ(files[1].event, 1u);
+  auto read = [](const std::string& path) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    std::string text;
+    if (f == nullptr) return text;
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof(buf), f)) > 0;) text.append(buf, n);
+    std::fclose(f);
+    return text;
+  };
+  EXPECT_EQ(read(files[0].path), collapsed_text(cpu, true));
+  EXPECT_EQ(read(files[1].path), collapsed_text(alloc, true, nullptr, true));
+  EXPECT_TRUE(read(options.file).empty());  // no file of the given name
+  // One event: the given file, as before.
+  ASSERT_FALSE(write_profiles(std::span<const EventProfile>(events, 1), options, RunInfo(), &files));
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].path, options.file);
+  for (const char* name : {"/out.cpu.collapsed", "/out.alloc.collapsed", "/out.collapsed"}) {
+    std::remove((std::string(dir) + name).c_str());
+  }
+  rmdir(dir);
 }
 
 }  // namespace

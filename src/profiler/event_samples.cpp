@@ -1,0 +1,88 @@
+#include "profiler/event_samples.hpp"
+
+#include <jvmkit/stack_walk.h>
+
+#include <atomic>
+#include <memory>
+
+#include "base/thread_id.hpp"
+#include "profiler/method_resolver.hpp"
+#include "profiler/profiler.hpp"
+#include "profiler/utf8.hpp"
+
+namespace jvmkit::prof {
+namespace {
+
+struct AtomicCounts {
+  std::atomic<int64_t> requested{0};
+  std::atomic<int64_t> accepted{0};
+  std::atomic<int64_t> dropped{0};
+  std::atomic<int64_t> below_threshold{0};
+};
+AtomicCounts g_alloc_counts;
+AtomicCounts g_lock_counts;
+
+AtomicCounts& counts_of(EngineKind kind) { return kind == EngineKind::kAlloc ? g_alloc_counts : g_lock_counts; }
+
+EventSample* sample_of(void* user_data) { return static_cast<EventSample*>(user_data); }
+
+// --- The trace callbacks of event samples: on the library's delivery thread, while the run that
+// requested them has the library enabled (its Recording is current until Disable has delivered
+// every outcome). ---
+void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* user_data) {
+  Recording* recording = current_recording();
+  recording->begin_trace(recording->slot_of(sample_of(user_data)->kind), biased);
+}
+jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
+  return current_recording()->add_frame(type, method, location) ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
+}
+void JNICALL on_end(jthread thread, void* user_data) {
+  std::unique_ptr<EventSample> sample(sample_of(user_data));
+  current_recording()->end_event_trace(thread, sample->tid, JvmkitCurrentTraceTruncated() == JNI_TRUE, sample->weight,
+                                       sample->class_name);
+}
+void JNICALL on_failure(jthread /*thread*/, void* user_data) {
+  std::unique_ptr<EventSample> sample(sample_of(user_data));
+  Recording* recording = current_recording();
+  recording->trace_failed(recording->slot_of(sample->kind), sample->tid);
+}
+
+}  // namespace
+
+void request_event_trace(jvmtiEnv* jvmti, EventSample* sample) {
+  AtomicCounts& counts = counts_of(sample->kind);
+  counts.requested.fetch_add(1, std::memory_order_relaxed);
+  sample->tid = jvmkit::current_tid();
+  // A request accepted while a run's Recording lacks this event (a callback racing with the end of
+  // the run that armed it) is refused here rather than delivered to a run that cannot count it.
+  Recording* recording = current_recording();
+  if (recording == nullptr || recording->slot_of(sample->kind) == Recording::kNoSlot) {
+    counts.dropped.fetch_add(1, std::memory_order_relaxed);
+    delete sample;
+    return;
+  }
+  const jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
+  if (RequestStackTrace(jvmti, nullptr, nullptr, callbacks, sample) != JVMTI_ERROR_NONE) {
+    counts.dropped.fetch_add(1, std::memory_order_relaxed);
+    delete sample;
+    return;
+  }
+  counts.accepted.fetch_add(1, std::memory_order_relaxed);
+}
+
+EventRequestCounts event_request_counts(EngineKind kind) {
+  const AtomicCounts& c = counts_of(kind);
+  return EventRequestCounts{c.requested.load(), c.accepted.load(), c.dropped.load(), c.below_threshold.load()};
+}
+
+void count_below_threshold(EngineKind kind) { counts_of(kind).below_threshold.fetch_add(1, std::memory_order_relaxed); }
+
+std::string java_class_name(jvmtiEnv* jvmti, jclass klass) {
+  char* signature = nullptr;
+  if (klass == nullptr || jvmti->GetClassSignature(klass, &signature, nullptr) != JVMTI_ERROR_NONE) return "?";
+  std::string name = class_name_from_signature(utf8_from_modified(signature).c_str());
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(signature));
+  return name;
+}
+
+}  // namespace jvmkit::prof

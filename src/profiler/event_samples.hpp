@@ -1,0 +1,50 @@
+// Samples of the JVM's own events (alloc, lock): taken in a JVMTI callback or an intercepted native
+// on the thread the event happens on, with the stack of that moment (RequestStackTrace for the
+// current thread without a ucontext), and delivered later like every trace.
+//
+// Each request carries an EventSample as its user_data: what the stack alone does not say (the
+// class allocated or locked, the sample's weight, the thread's OS id). The trace callbacks consume
+// it, and every request ends in exactly one outcome, so it is freed in endStackTrace or in failure,
+// or at once when the library refuses the request.
+#pragma once
+
+#include <jvmti.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "profiler/event_spec.hpp"
+#include "profiler/report.hpp"
+
+namespace jvmkit::prof {
+
+struct EventSample {
+  EngineKind kind = EngineKind::kAlloc;  // kAlloc or kLock
+  std::string class_name;                // the leaf frame: "byte[]", "java.lang.Object"
+  int64_t weight = 0;                    // bytes (alloc), nanoseconds waited (lock)
+  pid_t tid = 0;
+};
+
+// Requests the current thread's stack for SAMPLE (ownership passes: it is freed whatever happens)
+// through JVMTI, counting the request under its kind. Not for signal context (it frees memory).
+void request_event_trace(jvmtiEnv* jvmti, EventSample* sample);
+
+// The counts of KIND's requests since the library was loaded: requested, accepted, dropped (the
+// library refused: pool full, not enabled), and events seen that were not sampled (lock: waits
+// below the threshold).
+struct EventRequestCounts {
+  int64_t requested = 0;
+  int64_t accepted = 0;
+  int64_t dropped = 0;
+  int64_t below_threshold = 0;
+};
+EventRequestCounts event_request_counts(EngineKind kind);
+// A lock wait shorter than the threshold, not sampled.
+void count_below_threshold(EngineKind kind);
+
+// The Java name of the class of a JVMTI class signature's class KLASS: "java.lang.String",
+// "int[][]"; "?" when JVMTI cannot say.
+std::string java_class_name(jvmtiEnv* jvmti, jclass klass);
+
+}  // namespace jvmkit::prof

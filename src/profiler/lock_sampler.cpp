@@ -1,0 +1,80 @@
+#include "profiler/lock_sampler.hpp"
+
+#include <atomic>
+
+#include "base/clock.hpp"
+#include "profiler/event_samples.hpp"
+#include "profiler/park_hook.hpp"
+
+namespace jvmkit::prof {
+namespace {
+
+std::atomic<bool> g_armed{false};
+std::atomic<int64_t> g_threshold_ns{0};
+
+// When this thread began to wait for a contended monitor; 0 when it is not waiting (or the wait
+// began before sampling was armed).
+thread_local int64_t t_enter_ns = 0;
+
+constexpr jvmtiEvent kMonitorEvents[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED};
+
+}  // namespace
+
+bool lock_sampling_armed() { return g_armed.load(std::memory_order_acquire); }
+int64_t lock_threshold_ns() { return g_threshold_ns.load(std::memory_order_relaxed); }
+
+Error start_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni, int64_t threshold_ns, std::string* park_note) {
+  park_note->clear();
+  jvmtiCapabilities caps{};
+  caps.can_generate_monitor_events = 1;
+  if (jvmtiError err = jvmti->AddCapabilities(&caps); err != JVMTI_ERROR_NONE) {
+    return Error("lock: the JVM cannot report contended monitors (can_generate_monitor_events: JVMTI error " +
+                 std::to_string(static_cast<int>(err)) + ")");
+  }
+  g_threshold_ns.store(threshold_ns, std::memory_order_relaxed);
+  g_armed.store(true, std::memory_order_release);
+  for (jvmtiEvent ev : kMonitorEvents) {
+    if (jvmtiError err = jvmti->SetEventNotificationMode(JVMTI_ENABLE, ev, nullptr); err != JVMTI_ERROR_NONE) {
+      stop_lock_sampling(jvmti, jni);
+      return Error("lock: cannot enable the monitor events (JVMTI error " + std::to_string(static_cast<int>(err)) +
+                   ")");
+    }
+  }
+  if (Error e = install_park_hook(jvmti, jni)) *park_note = e.message();
+  return Error::ok();
+}
+
+void stop_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni) {
+  g_armed.store(false, std::memory_order_release);
+  for (jvmtiEvent ev : kMonitorEvents) jvmti->SetEventNotificationMode(JVMTI_DISABLE, ev, nullptr);
+  remove_park_hook(jni);
+}
+
+void lock_waited(jvmtiEnv* jvmti, int64_t waited_ns, jclass lock_class) {
+  if (waited_ns < g_threshold_ns.load(std::memory_order_relaxed)) {
+    count_below_threshold(EngineKind::kLock);
+    return;
+  }
+  auto* sample = new EventSample;
+  sample->kind = EngineKind::kLock;
+  // A park without a blocker (LockSupport.park() with no argument) names no lock.
+  sample->class_name = lock_class != nullptr ? java_class_name(jvmti, lock_class) : "[no blocker]";
+  sample->weight = waited_ns;
+  request_event_trace(jvmti, sample);
+}
+
+void JNICALL on_monitor_contended_enter(jvmtiEnv*, JNIEnv*, jthread, jobject) {
+  t_enter_ns = lock_sampling_armed() ? jvmkit::monotonic_ns() : 0;
+}
+
+void JNICALL on_monitor_contended_entered(jvmtiEnv* jvmti, JNIEnv* jni, jthread, jobject object) {
+  const int64_t entered = t_enter_ns;
+  t_enter_ns = 0;
+  if (entered == 0 || !lock_sampling_armed()) return;
+  const int64_t waited = jvmkit::monotonic_ns() - entered;
+  jclass klass = jni->GetObjectClass(object);
+  lock_waited(jvmti, waited, klass);
+  jni->DeleteLocalRef(klass);
+}
+
+}  // namespace jvmkit::prof
