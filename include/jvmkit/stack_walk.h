@@ -10,8 +10,14 @@
  *  - A request for the current thread with a ucontext (e.g. from a profiling signal handler) is
  *    captured in the calling thread, immediately, from the interrupted PC, into preallocated storage.
  *    Its trace is unbiased (biased = JNI_FALSE).
- *  - A request for another thread, or without a ucontext, is served later with JVMTI GetStackTrace,
- *    at a safepoint; its trace is biased (biased = JNI_TRUE).
+ *  - A request for the current thread without a ucontext (from a JVMTI event callback, a JNI native
+ *    method) is captured in the calling thread too, from the thread's last Java frame: its trace
+ *    is the stack at the moment of the request, each frame at its call. Its trace is reported
+ *    biased (biased = JNI_TRUE), as the JEP says for a request without a ucontext. Only when the
+ *    thread runs Java code (a signal handler that passed no ucontext) or its last frame cannot be
+ *    walked is it served later, like a request for another thread (counted: served_later).
+ *  - A request for another thread is served later with JVMTI GetStackTrace, at a safepoint; its
+ *    trace is biased (biased = JNI_TRUE).
  *  - All callbacks run later on one JVMTI agent thread that jvmkit owns ("jvmkit stack walker"),
  *    never in signal context. They may do anything a JVMTI agent thread may do: allocate, call JNI and
  *    JVMTI. Traces of one sampled thread are delivered in the order they were requested.
@@ -55,7 +61,7 @@ typedef enum {
  *             docs/stack_walk.md "Virtual threads".
  *  biased:    JNI_FALSE only when the trace starts at the exact PC the thread was interrupted at
  *             (a current-thread request with a ucontext); JNI_TRUE when it was taken at a
- *             safepoint.
+ *             safepoint, or for a request without a ucontext.
  *  user_data: the user_data given to RequestStackTrace, unchanged. */
 typedef void(JNICALL* jvmtiBeginStackTraceCallback)(jthread thread, jboolean biased, void* user_data);
 
@@ -103,7 +109,8 @@ typedef struct {
  *  thread:    NULL for the current thread, or a pointer to a jthread (a reference valid in the
  *             calling thread). *thread == NULL, or a jthread naming the calling thread itself, is
  *             the same as thread == NULL. Other threads are always traced biased.
- *  ucontext:  the ucontext_t* a signal handler received, or NULL (then the trace is biased).
+ *  ucontext:  the ucontext_t* a signal handler received, or NULL (then the trace is biased; for the
+ *             current thread it is still the stack of this moment, see above).
  *  callbacks: all four members must be non-NULL. Copied: the struct need not outlive the call.
  *  user_data: passed back unchanged to every callback of this request.
  * Returns:
@@ -261,8 +268,14 @@ typedef struct {
   jlong failed_by_reason[JVMKIT_FAILURE_REASON_COUNT];
   jlong rejected; /* requests that returned an error */
   jlong rejected_by_reason[JVMKIT_REJECT_REASON_COUNT];
-  jlong truncated; /* delivered traces truncated at the depth limit (JvmkitCurrentTraceTruncated);
-                      last, so that the fields above keep their offsets */
+  jlong truncated; /* delivered traces truncated at the depth limit (JvmkitCurrentTraceTruncated) */
+  /* Requests for the current thread without a ucontext (fields added last, so that the fields
+   * above keep their offsets): */
+  jlong captured_at_call; /* ... whose stack was captured in RequestStackTrace, from the thread's
+                             last Java frame (the stack of the moment of the request) */
+  jlong served_later;     /* ... that could not be captured then (the thread was running Java code,
+                             e.g. a signal handler that passed no ucontext, or its last Java frame
+                             was not walkable): GetStackTrace on the delivery thread */
 } jvmkitStackWalkCounters;
 
 /* Copies the counters, totals since the library was loaded (they survive Disable/Enable cycles),

@@ -31,13 +31,18 @@ bool read_symbol(void* lib, const char* name, T* out) {
   return true;
 }
 
-std::optional<Table> structs_table() {
+// A handle to the libjvm already in the process, or nullptr.
+void* libjvm() {
   std::string path;
   dl_iterate_phdr(find_libjvm, &path);
-  if (path.empty()) return std::nullopt;
+  if (path.empty()) return nullptr;
   // RTLD_NOLOAD: only a handle to the libjvm already in the process (a reference we never drop,
   // as the JVM never unloads it either).
-  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  return dlopen(path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+}
+
+std::optional<Table> structs_table() {
+  void* lib = libjvm();
   if (lib == nullptr) return std::nullopt;
   Table t;
   bool ok = read_symbol(lib, "gHotSpotVMStructs", &t.entries) &&
@@ -70,6 +75,24 @@ std::optional<intptr_t> vm_struct_offset(const char* type, const char* field) {
     if (field_name == nullptr || std::strcmp(type_name, type) != 0 || std::strcmp(field_name, field) != 0) continue;
     if (entry_value<int32_t>(e, table->is_static) != 0) return std::nullopt;
     return static_cast<intptr_t>(entry_value<uint64_t>(e, table->offset));
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> vm_type_size(const char* type) {
+  void* lib = libjvm();
+  if (lib == nullptr) return std::nullopt;
+  const char* entries = nullptr;
+  uint64_t stride = 0, type_name = 0, size = 0;
+  if (!read_symbol(lib, "gHotSpotVMTypes", &entries) || !read_symbol(lib, "gHotSpotVMTypeEntryArrayStride", &stride) ||
+      !read_symbol(lib, "gHotSpotVMTypeEntryTypeNameOffset", &type_name) ||
+      !read_symbol(lib, "gHotSpotVMTypeEntrySizeOffset", &size) || entries == nullptr || stride == 0) {
+    return std::nullopt;
+  }
+  for (const char* e = entries;; e += stride) {
+    const char* name = entry_value<const char*>(e, type_name);
+    if (name == nullptr) break;
+    if (std::strcmp(name, type) == 0) return entry_value<uint64_t>(e, size);
   }
   return std::nullopt;
 }

@@ -87,7 +87,8 @@ void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
   }
 }
 
-void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info) {
+void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info,
+                          std::shared_ptr<const CallSites> call_sites) {
   if (size == 0) return;
   CodeRange r{};
   r.coarse_debug_info = coarse_debug_info;
@@ -95,6 +96,7 @@ void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool c
   r.end = start + size;
   r.method = method;
   r.kind = CodeKind::kNMethod;
+  r.call_sites = call_sites.get();
   scan_prologue(reinterpret_cast<const uint8_t*>(start), size, &r);
   std::lock_guard<std::mutex> lock(mutex_);
   // A stale neighbour overlapping the new code (its unload event not seen yet) is dropped: the
@@ -102,15 +104,23 @@ void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool c
   auto it = nmethods_.lower_bound(start);
   if (it != nmethods_.begin()) {
     auto prev = std::prev(it);
-    if (prev->second.end > start) nmethods_.erase(prev);
+    if (prev->second.end > start) {
+      call_sites_.erase(prev->first);
+      nmethods_.erase(prev);
+    }
   }
-  while (it != nmethods_.end() && it->first < r.end) it = nmethods_.erase(it);
+  while (it != nmethods_.end() && it->first < r.end) {
+    call_sites_.erase(it->first);
+    it = nmethods_.erase(it);
+  }
   nmethods_[start] = r;
+  if (call_sites != nullptr) call_sites_[start] = std::move(call_sites);
   publish_locked();
 }
 
 void CodeMap::remove_nmethod(uintptr_t start) {
   std::lock_guard<std::mutex> lock(mutex_);
+  call_sites_.erase(start);
   if (nmethods_.erase(start) != 0) publish_locked();
 }
 
@@ -118,6 +128,7 @@ void CodeMap::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   blobs_.clear();
   nmethods_.clear();
+  call_sites_.clear();
   cell_.publish(nullptr);
 }
 
@@ -160,7 +171,10 @@ void CodeMap::publish_locked() {
     all[i].enclosing = open.empty() ? -1 : open.back();
     open.push_back(static_cast<int32_t>(i));
   }
-  cell_.publish(std::make_unique<CodeSnapshot>(std::move(all)));
+  std::vector<std::shared_ptr<const CallSites>> keep;
+  keep.reserve(call_sites_.size());
+  for (const auto& [start, sites] : call_sites_) keep.push_back(sites);
+  cell_.publish(std::make_unique<CodeSnapshot>(std::move(all), std::move(keep)));
 }
 
 }  // namespace jvmkit::walk

@@ -21,6 +21,7 @@
 
 #include "base/signal_safe.hpp"
 #include "concurrent/snapshot_cell.hpp"
+#include "stack_walk/call_sites.hpp"
 
 namespace jvmkit::walk {
 
@@ -54,6 +55,8 @@ struct CodeRange {
   // method or line. A trace whose interrupted PC is here is reported biased.
   bool coarse_debug_info;
   int32_t enclosing;  // index of the nearest enclosing entry, or -1
+  // kNMethod: the exact records of its call sites, or nullptr (owned by the snapshots that hold it).
+  const CallSites* call_sites;
 };
 
 // Reads the prologue of compiled code at START (SIZE bytes, readable): sets frame_size and
@@ -62,13 +65,16 @@ void scan_prologue(const uint8_t* start, size_t size, CodeRange* r);
 
 class CodeSnapshot {
  public:
-  explicit CodeSnapshot(std::vector<CodeRange> ranges) : ranges_(std::move(ranges)) {}
+  explicit CodeSnapshot(std::vector<CodeRange> ranges, std::vector<std::shared_ptr<const CallSites>> call_sites = {})
+      : ranges_(std::move(ranges)), call_sites_(std::move(call_sites)) {}
   // The innermost range containing PC, or nullptr.
   JVMKIT_SIGNAL_SAFE const CodeRange* find(uintptr_t pc) const noexcept;
   size_t size() const noexcept { return ranges_.size(); }
 
  private:
   std::vector<CodeRange> ranges_;  // sorted by start, then by size (larger first)
+  // Keeps the ranges' call sites alive while a reader may hold this snapshot.
+  std::vector<std::shared_ptr<const CallSites>> call_sites_;
 };
 
 // What signal code gets of the code map: the cell holding the current snapshot, read through a
@@ -79,7 +85,8 @@ class CodeMap {
  public:
   // Event side (any thread, not signal context).
   void add_blob(const char* name, uintptr_t start, size_t size);
-  void add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info = false);
+  void add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info = false,
+                   std::shared_ptr<const CallSites> call_sites = nullptr);
   void remove_nmethod(uintptr_t start);
   void clear();
   // Frees snapshots that readers may have held (call now and then from a non-signal thread).
@@ -97,8 +104,9 @@ class CodeMap {
   void publish_locked();
 
   mutable std::mutex mutex_;
-  std::map<uintptr_t, CodeRange> blobs_;     // by start
-  std::map<uintptr_t, CodeRange> nmethods_;  // by start
+  std::map<uintptr_t, CodeRange> blobs_;                              // by start
+  std::map<uintptr_t, CodeRange> nmethods_;                           // by start
+  std::map<uintptr_t, std::shared_ptr<const CallSites>> call_sites_;  // by nmethod start
   CodeSnapshotCell cell_;
 };
 

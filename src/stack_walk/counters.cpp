@@ -16,6 +16,8 @@ void Counters::snapshot(jvmkitStackWalkCounters* out) const noexcept {
   out->failed = failed.load(std::memory_order_relaxed);
   out->unbiased = unbiased.load(std::memory_order_relaxed);
   out->truncated = truncated.load(std::memory_order_relaxed);
+  out->captured_at_call = captured_at_call.load(std::memory_order_relaxed);
+  out->served_later = served_later.load(std::memory_order_relaxed);
   for (int i = 0; i < JVMKIT_FAILURE_REASON_COUNT; i++) {
     out->failed_by_reason[i] = failed_by_reason[i].load(std::memory_order_relaxed);
   }

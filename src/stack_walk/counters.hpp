@@ -24,6 +24,8 @@ struct Counters {
   std::atomic<int64_t> rejected{0};
   std::atomic<int64_t> rejected_by_reason[JVMKIT_REJECT_REASON_COUNT]{};
   std::atomic<int64_t> truncated{0};  // delivered traces cut at the depth limit
+  std::atomic<int64_t> captured_at_call{0};
+  std::atomic<int64_t> served_later{0};
 
   JVMKIT_SIGNAL_SAFE void count_accepted() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
@@ -39,6 +41,9 @@ struct Counters {
     delivered.fetch_add(1, std::memory_order_relaxed);
     pending.fetch_sub(1, std::memory_order_seq_cst);
   }
+  // A current-thread request without a ucontext, captured at the call or left for the delivery thread.
+  JVMKIT_SIGNAL_SAFE void count_at_call() noexcept { captured_at_call.fetch_add(1, std::memory_order_relaxed); }
+  JVMKIT_SIGNAL_SAFE void count_served_later() noexcept { served_later.fetch_add(1, std::memory_order_relaxed); }
   JVMKIT_SIGNAL_SAFE void count_failed(jvmkitFailureReason reason) noexcept {
     failed_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
     failed.fetch_add(1, std::memory_order_relaxed);

@@ -188,8 +188,10 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   jmethodID fallback_method = nullptr;
   bool fallback_native = false;
   jvmtiFrameType fallback_type = JVMTI_FRAME_INTERPRETER;
-  // Unbiased but where ASGCT could only place the interrupted PC by the next safepoint record.
-  const bool biased = request.coarse_top;
+  // Biased where ASGCT could only place the interrupted PC by the next safepoint record, and for a
+  // request without a ucontext: the JEP calls every such trace biased, though it is the stack of the
+  // moment of the request (the thread stood at a call, where debug records are exact).
+  const bool biased = request.coarse_top || request.at_call;
   begin_trace(cb, thread, biased, depth.truncated, request.user_data);
   for (jint i = 0; i < count; i++) {
     const hotspot::AsgctFrame& frame = request.frames[i];

@@ -3,9 +3,14 @@
 #include <cstdint>
 #include <cstring>
 
+#include <jvmticmlr.h>
+
+#include <memory>
+
 #include "hotspot/vm_flags.hpp"
 #include "stack_walk/library.hpp"
 #include "stack_walk/signal/capture.hpp"
+#include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
 
@@ -31,6 +36,30 @@ void create_method_ids_of(jvmtiEnv* jvmti, jclass klass) {
   // Not yet prepared (array and primitive classes, or classes still loading): ClassPrepare follows.
 }
 
+// The exact records of the call sites among COMPILE_INFO's inline records (a record whose PC
+// directly follows a call instruction), for the nmethod at START of SIZE bytes; nullptr if none.
+// Only call sites are kept: the capture at a call reads nothing else, and they are a small part
+// of the records (with -XX:+DebugNonSafepoints most records mark other instructions).
+std::shared_ptr<const CallSites> call_sites_of(const void* compile_info, uintptr_t start, size_t size) {
+  CodeRange code{};
+  code.start = start;
+  code.end = start + size;
+  auto sites = std::make_shared<CallSites>();
+  for (auto* h = static_cast<const jvmtiCompiledMethodLoadRecordHeader*>(compile_info); h != nullptr; h = h->next) {
+    if (h->kind != JVMTI_CMLR_INLINE_INFO) continue;
+    const auto* inline_info = reinterpret_cast<const jvmtiCompiledMethodLoadInlineRecord*>(h);
+    for (jint i = 0; i < inline_info->numpcs; i++) {
+      const PCStackInfo& pc = inline_info->pcinfo[i];
+      const auto at = reinterpret_cast<uintptr_t>(pc.pc);
+      if (at <= start || at > code.end || !follows_call(code, at)) continue;
+      sites->add(static_cast<uint32_t>(at - start), pc.methods, pc.bcis, pc.numstackframes);
+    }
+  }
+  if (sites->empty()) return nullptr;
+  sites->shrink();
+  return sites;
+}
+
 // The event callbacks: each routes to the part of the one Library that owns what it changes.
 void JNICALL OnVmStart(jvmtiEnv* jvmti, JNIEnv* jni) { Library::instance().session().on_vm_start(jvmti, jni); }
 void JNICALL OnVmInit(jvmtiEnv* jvmti, JNIEnv* jni, jthread) { Library::instance().session().on_vm_init(jvmti, jni); }
@@ -43,13 +72,14 @@ void JNICALL OnThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
 }
 void JNICALL OnThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread) { Library::instance().threads().end(jni, published_now()); }
 void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr, jint,
-                                  const jvmtiAddrLocationMap*, const void*) {
+                                  const jvmtiAddrLocationMap*, const void* compile_info) {
   // Enabling this event also makes HotSpot record debug info at non-safepoint PCs
   // (DebugNonSafepoints), which lets ASGCT attribute PCs inside loops and inlined code exactly.
   Library& library = Library::instance();
   library.frame_types().compiled(method);
-  library.code_map().add_nmethod(method, reinterpret_cast<uintptr_t>(code_addr), static_cast<size_t>(code_size),
-                                 t_replaying_coarse);
+  const auto start = reinterpret_cast<uintptr_t>(code_addr);
+  const auto size = static_cast<size_t>(code_size);
+  library.code_map().add_nmethod(method, start, size, t_replaying_coarse, call_sites_of(compile_info, start, size));
 }
 void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
   Library& library = Library::instance();

@@ -34,8 +34,8 @@
 namespace jvmkit::walk {
 
 enum class RequestKind : uint8_t {
-  kCaptured,       // current thread with a ucontext: frames were captured in the handler
-  kCurrentBiased,  // current thread without a ucontext: GetStackTrace at delivery
+  kCaptured,       // current thread: frames were captured in the requesting call (see at_call)
+  kCurrentBiased,  // current thread whose stack could not be captured then: GetStackTrace at delivery
   kOtherBiased,    // another thread: GetStackTrace at delivery, target holds a global ref
 };
 
@@ -46,8 +46,9 @@ struct Request {
   JNIEnv* jni;      // the requesting thread's JNIEnv: identifies it (see thread_registry.hpp)
   jobject target;   // kOtherBiased: global reference to the thread to trace
   jint num_frames;  // kCaptured: ASGCT's result (<= 0 is a failure code)
-  uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext
+  uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext (at_call: the last Java frame's)
   uintptr_t sp;
+  bool at_call;        // kCaptured without a ucontext: the stack at the request, from the last Java frame
   bool coarse_top;     // kCaptured: the interrupted PC is in an nmethod with coarse debug info
   int physical_count;  // kCaptured: physical frames found from the top (frame types)
   PhysicalFrame physical[kMaxPhysicalFrames];
@@ -69,6 +70,7 @@ struct Request {
     num_frames = 0;
     pc = 0;
     sp = 0;
+    at_call = false;
     coarse_top = false;
     physical_count = 0;
   }

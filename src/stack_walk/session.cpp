@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "hotspot/java_vm.hpp"
+#include "hotspot/method_layout.hpp"
 #include "stack_walk/signal/capture.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
 #include "stack_walk/vm_probe.hpp"
@@ -94,6 +95,7 @@ void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::uniqu
   code_map_.clear();
   delivery_thread_.reset();
   learn_native_text();
+  hotspot::learn_method_layout();
   CaptureState& state = capture_state();
   state.vm.store(vm, std::memory_order_release);
   state.asgct.store(asgct, std::memory_order_release);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/exact_frame_types.hpp"
@@ -53,6 +54,62 @@ TEST(CodeMap, NewNMethodReplacesStaleOverlappingOnes) {
   EXPECT_EQ(find(map, base + 0x300), nullptr);
   map.clear();
   EXPECT_EQ(map.nmethods(), 0u);
+}
+
+TEST(CallSites, FindsTheRecordOfACallByItsReturnAddressOnly) {
+  CallSites sites;
+  const jmethodID inner = reinterpret_cast<jmethodID>(0x10), outer = reinterpret_cast<jmethodID>(0x20);
+  const jmethodID two[] = {inner, outer};
+  const jint bcis[] = {4, 17};
+  sites.add(0x40, two, bcis, 2);
+  const jint entry_lock[] = {-1};  // HotSpot's SynchronizationEntryBCI
+  sites.add(0x80, &outer, entry_lock, 1);
+  sites.add(0x60, two, bcis, 2);  // out of order: ignored
+  int count = 0;
+  const hotspot::AsgctFrame* call = sites.find(0x40, &count);
+  ASSERT_NE(call, nullptr);
+  ASSERT_EQ(count, 2);
+  EXPECT_EQ(call[0].method_id, inner);
+  EXPECT_EQ(call[0].lineno, 4);
+  EXPECT_EQ(call[1].method_id, outer);
+  EXPECT_EQ(call[1].lineno, 17);
+  // Not the record after: an address between two calls has none.
+  EXPECT_EQ(sites.find(0x41, &count), nullptr);
+  EXPECT_EQ(sites.find(0x3f, &count), nullptr);
+  EXPECT_EQ(sites.find(0x60, &count), nullptr);
+  // The entry lock of a synchronized method is at bci 0, as JVMTI reports it.
+  call = sites.find(0x80, &count);
+  ASSERT_NE(call, nullptr);
+  EXPECT_EQ(count, 1);
+  EXPECT_EQ(call[0].lineno, 0);
+}
+
+TEST(CodeMap, KeepsCallSitesAliveWhileASnapshotHoldsThem) {
+  static uint8_t code[0x400];
+  std::memset(code, 0x90, sizeof(code));
+  const auto base = reinterpret_cast<uintptr_t>(code);
+  auto sites = std::make_shared<CallSites>();
+  const jmethodID m = reinterpret_cast<jmethodID>(0x10);
+  const jint bci = 3;
+  sites->add(0x20, &m, &bci, 1);
+  std::weak_ptr<const CallSites> watch = sites;
+  CodeMap map;
+  map.add_nmethod(m, base, 0x400, false, std::move(sites));
+  {
+    CodeSnapshotCell::Reader reader(map.cell());
+    const CodeRange* r = reader.get()->find(base + 0x10);
+    ASSERT_NE(r, nullptr);
+    ASSERT_NE(r->call_sites, nullptr);
+    int count = 0;
+    EXPECT_NE(r->call_sites->find(0x20, &count), nullptr);
+    map.remove_nmethod(base);  // unloaded while a reader holds the old snapshot
+    EXPECT_FALSE(watch.expired());
+    EXPECT_NE(r->call_sites->find(0x20, &count), nullptr);
+  }
+  map.reclaim();
+  map.clear();
+  map.reclaim();
+  EXPECT_TRUE(watch.expired());
 }
 
 TEST(CodeMap, ScansC2AndC1Prologues) {

@@ -20,6 +20,7 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
 #include "stack_walk/counters.hpp"
+#include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
 
@@ -63,6 +64,27 @@ JVMKIT_SIGNAL_SAFE uintptr_t stack_top_for(JNIEnv* jni, uintptr_t sp) noexcept {
   return stack.contains(sp) ? stack.hi : 0;
 }
 
+// A request without a ucontext: the stack as it is now, from the thread's last Java frame
+// (at_call.hpp); when that cannot be had here, the delivery thread serves it later.
+JVMKIT_SIGNAL_SAFE void capture_without_context(const CaptureState& state, JNIEnv* jni, jint depth,
+                                                Request* request) noexcept {
+  const uintptr_t here = reinterpret_cast<uintptr_t>(&depth);
+  const AtCallCapture captured =
+      capture_at_call(state.asgct.load(std::memory_order_relaxed), jni, request->frames, depth,
+                      state.code_map.load(std::memory_order_acquire), stack_top_for(jni, here), request->physical);
+  if (captured.later) {
+    request->kind = RequestKind::kCurrentBiased;
+    counters().count_served_later();
+    return;
+  }
+  request->at_call = true;
+  counters().count_at_call();
+  request->num_frames = captured.result;
+  request->physical_count = captured.physical_count;
+  JVMKIT_DCHECK(request->num_frames <= depth);
+  JVMKIT_DCHECK(request->physical_count >= 0 && request->physical_count <= kMaxPhysicalFrames);
+}
+
 JVMKIT_SIGNAL_SAFE jvmtiError reject(jvmkitRejectReason reason, jvmtiError error) noexcept {
   counters().count_rejected(reason);
   return error;
@@ -92,8 +114,7 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
     result = reject(JVMKIT_REJECT_NOT_ENABLED, JVMTI_ERROR_NOT_AVAILABLE);
   } else if (jni == nullptr) {
     result = reject(JVMKIT_REJECT_UNATTACHED_THREAD, JVMTI_ERROR_UNATTACHED_THREAD);
-  } else if ((request = pool->begin(&index, ucontext != nullptr ? RequestKind::kCaptured : RequestKind::kCurrentBiased,
-                                    callbacks, user_data, jni)) == nullptr) {
+  } else if ((request = pool->begin(&index, RequestKind::kCaptured, callbacks, user_data, jni)) == nullptr) {
     result = reject(JVMKIT_REJECT_POOL_FULL, JVMTI_ERROR_OUT_OF_MEMORY);
   } else {
     if (ucontext != nullptr) {
@@ -115,6 +136,8 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
       }
       JVMKIT_DCHECK(request->num_frames <= depth);
       JVMKIT_DCHECK(request->physical_count >= 0 && request->physical_count <= kMaxPhysicalFrames);
+    } else {
+      capture_without_context(state, jni, pool->capture_depth(), request);
     }
     // Count before publishing: the delivery thread's decrement of pending must follow this.
     counters().count_accepted();

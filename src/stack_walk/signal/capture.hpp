@@ -52,8 +52,10 @@ JVMKIT_SIGNAL_SAFE inline void leave_gate(CaptureState& s) noexcept {
 JVMKIT_SIGNAL_SAFE JNIEnv* current_jni(JavaVM* vm) noexcept;
 
 // Requests a trace of the current thread (thread == NULL in the API).
-// With ucontext: AsyncGetCallTrace runs here, into the slot. Without: the slot records only who
-// asked, and the delivery thread serves it with GetStackTrace (biased).
+// With ucontext: AsyncGetCallTrace runs here, from the interrupted registers, into the slot.
+// Without: the same from the thread's last Java frame, the stack at this call (at_call.hpp); only
+// when the thread runs Java code or that frame is not walkable does the slot record just who
+// asked, for the delivery thread to serve with GetStackTrace.
 JVMKIT_SIGNAL_SAFE jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks,
                                                      void* user_data) noexcept;
 

@@ -8,6 +8,9 @@
 //   bias        the safepoint-bias trap: unbiased (signal) vs biased (GetStackTrace) top frames.
 //   bad_input   the table of bad calls, see bad_input.cpp.
 //   cycles      Enable/Disable 100 times under 10 kHz sampling, see natives.cpp.
+//   probe       signal requests compared with GetStackTrace of the same moment (probe.cpp).
+//   at_call     requests without a ucontext from JVMTI callbacks and a JNI method, compared
+//               likewise (probe.cpp).
 //   depth       the depth limit (option max_depth: JvmkitSetMaxStackDepth before Enable) on
 //               jvmkit.test.walk.TruncationMain: truncated traces hold exactly the limit, others
 //               reach main; signal and biased (GetStackTrace) requests (see check_depths).
@@ -107,6 +110,12 @@ void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread thread) {
     if (!run_bad_input_table(jni)) violation("bad-input table failed");
     return;
   }
+  if (g_mode == "at_call") {
+    if (!enable_at_call_events(static_cast<jint>(option_long("alloc_interval", 32 * 1024)))) {
+      violation("at_call: could not enable the allocation and monitor events");
+    }
+    return;  // no sampler: every request comes from a callback or Agent.probe()
+  }
   if (g_enabled_at_load) start_sampler(option_long("rate", 10000));
   if (g_mode == "bias" || !option("biased_target", "").empty()) start_biased_sampler(jni);
 }
@@ -197,9 +206,12 @@ void final_checks() {
     // The table checked its own rows; only its control request was accepted, with its own callbacks.
     finish(c.pending == 0 && c.accepted == c.delivered + c.failed);
   }
-  if (g_mode == "probe") {
+  if (g_mode == "probe" || g_mode == "at_call") {
     // The probes have their own callbacks: each accepted request was compared or failed.
-    const bool probes_ok = check_probes(option_long("min_checks", 5000));
+    const bool probes_ok = g_mode == "probe"
+                               ? check_probes(option_long("min_checks", 5000))
+                               : check_at_call(option_long("min_checks", 1000), option_long("min_per_source", 20),
+                                               option_long("max_served_later_permille", 5));
     check_recovery();
     finish(probes_ok && c.pending == 0 && c.accepted == c.delivered + c.failed);
   }
@@ -332,9 +344,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   std::memset(&caps, 0, sizeof(caps));
   caps.can_get_line_numbers = 1;
   caps.can_tag_objects = 1;
-  g_jvmti->AddCapabilities(&caps);
   jvmtiEventCallbacks cb;
   std::memset(&cb, 0, sizeof(cb));
+  if (g_mode == "at_call") add_at_call_events(&caps, &cb);
+  g_jvmti->AddCapabilities(&caps);
   cb.VMInit = on_vm_init;
   cb.VMDeath = on_vm_death;
   cb.ThreadStart = on_thread_start;
@@ -372,7 +385,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   }
 
   if (g_mode == "accounting" || g_mode == "unload" || g_mode == "bias" || g_mode == "virtual" || g_mode == "onunload" ||
-      g_mode == "probe" || g_mode == "depth") {
+      g_mode == "probe" || g_mode == "at_call" || g_mode == "depth") {
     jvmtiError err = EnableRequestStackTrace(g_jvmti);
     if (err != JVMTI_ERROR_NONE) {
       std::fprintf(stderr, "EnableRequestStackTrace in Agent_OnLoad returned %d\n", err);

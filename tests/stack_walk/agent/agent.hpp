@@ -124,9 +124,17 @@ bool run_bad_input_table(JNIEnv* jni);
 bool check_threads(const char* prefix, long min_delivered);
 
 // mode=probe (probe.cpp): the handler of the probe signal, and the final check (every compared
-// trace equal to GetStackTrace's, at least MIN_CHECKS of them).
+// trace equal to GetStackTrace's but at most ALLOWED_MISMATCHES, at least MIN_CHECKS of them).
 void install_probe_handler();
-bool check_probes(long min_checks);
+bool check_probes(long min_checks, int64_t allowed_mismatches = 0);
+// mode=at_call (probe.cpp): the JVMTI events whose callbacks request the trace of their moment
+// without a ucontext (capabilities and callbacks added before Agent_OnLoad sets them; enabled
+// after), and the final check (check_probes with no more mismatches than requests served later,
+// every trace biased, at most MAX_SERVED_LATER_PERMILLE served later, at least MIN_PER_SOURCE
+// checks from each source).
+void add_at_call_events(jvmtiCapabilities* caps, jvmtiEventCallbacks* callbacks);
+bool enable_at_call_events(jint alloc_interval);
+bool check_at_call(long min_checks, long min_per_source, long max_served_later_permille);
 
 // Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.
 bool check_accounting(const char* when, bool expect_pending_zero);

@@ -23,12 +23,6 @@
 
 namespace jvmkit::walk {
 
-namespace {
-
-constexpr uintptr_t kMaxWalkReach = 256 * 1024;
-
-}  // namespace
-
 JVMKIT_SIGNAL_SAFE bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept {
   const CodeRange* r = code.find(ret);
   if (r == nullptr) return false;
@@ -47,46 +41,51 @@ JVMKIT_SIGNAL_SAFE int frame_sp_adjustment(const CodeSnapshot& code, const CodeR
   return -1;
 }
 
+JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackBounds& bounds, const CodeRange& r,
+                                          const Regs& at, Regs* caller, const CodeRange** caller_range) noexcept {
+  uintptr_t ret_slot = 0, caller_sp = 0, caller_fp = 0;
+  if (r.kind == CodeKind::kNMethod) {
+    if (r.frame_size == 0) return CallerStep::kEnd;
+    ret_slot = at.sp + r.frame_size + (r.pushes_rbp ? 8 : 0);
+    if (!bounds.holds(ret_slot) || !bounds.holds(ret_slot - 8)) return CallerStep::kUnreadable;
+    caller_sp = ret_slot + 8;
+    caller_fp = load_word(ret_slot - 8);
+  } else if (r.kind == CodeKind::kInterpreter) {
+    if (!bounds.holds(at.fp - 8) || !bounds.holds(at.fp + 8)) return CallerStep::kUnreadable;
+    ret_slot = at.fp + 8;
+    caller_fp = load_word(at.fp);
+    caller_sp = load_word(at.fp - 8);
+  } else {
+    return CallerStep::kUnreadable;  // a stub (e.g. the call stub that entered Java): not a Java frame
+  }
+  JVMKIT_DCHECK(bounds.holds(ret_slot));  // every slot read lies within the bounds
+  const uintptr_t ret = load_word(ret_slot);
+  // Recursion and loops of calls return into the same code: try the current range first.
+  const CodeRange* next = ret >= r.start && ret < r.end ? &r : code.find(ret);
+  // The interpreter pushes its own return address (its return entry) before it jumps to a
+  // callee, so a return into the interpreter does not follow a call instruction.
+  if (next == nullptr || (next->kind != CodeKind::kNMethod && next->kind != CodeKind::kInterpreter) ||
+      (next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp ||
+      !bounds.holds(caller_sp)) {
+    return CallerStep::kEnd;
+  }
+  *caller = Regs{ret, caller_sp, caller_fp};
+  *caller_range = next;
+  return CallerStep::kCaller;
+}
+
 JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out,
                                      int max) noexcept {
-  const StackBounds bounds{at.sp, std::min(at.sp + kMaxWalkReach, stack_top)};
-  auto holds = [&](uintptr_t a) { return bounds.holds(a); };
+  const StackBounds bounds = walk_bounds(at, stack_top);
   JVMKIT_DCHECK(max >= 0 && max <= kMaxPhysicalFrames);  // OUT holds MAX frames
   const CodeRange* r = code.find(at.pc);
   int n = 0;
   while (n < max && r != nullptr) {
-    uintptr_t ret_slot = 0, caller_sp = 0, caller_fp = 0;
-    if (r->kind == CodeKind::kNMethod) {
-      if (r->frame_size == 0) {
-        out[n++] = {r->method, CodeKind::kNMethod};
-        break;
-      }
-      ret_slot = at.sp + r->frame_size + (r->pushes_rbp ? 8 : 0);
-      if (!holds(ret_slot) || !holds(ret_slot - 8)) break;
-      caller_sp = ret_slot + 8;
-      caller_fp = load_word(ret_slot - 8);
-      out[n++] = {r->method, CodeKind::kNMethod};
-    } else if (r->kind == CodeKind::kInterpreter) {
-      if (!holds(at.fp - 8) || !holds(at.fp + 8)) break;
-      ret_slot = at.fp + 8;
-      caller_fp = load_word(at.fp);
-      caller_sp = load_word(at.fp - 8);
-      out[n++] = {nullptr, CodeKind::kInterpreter};
-    } else {
-      break;  // a stub (e.g. the call stub that entered Java): the Java frames above end here
-    }
-    JVMKIT_DCHECK(holds(ret_slot));  // every slot read lies within the bounds
-    const uintptr_t ret = load_word(ret_slot);
-    // Recursion and loops of calls return into the same code: try the current range first.
-    const CodeRange* next = ret >= r->start && ret < r->end ? r : code.find(ret);
-    // The interpreter pushes its own return address (its return entry) before it jumps to a
-    // callee, so a return into the interpreter does not follow a call instruction.
-    if (next == nullptr || (next->kind != CodeKind::kNMethod && next->kind != CodeKind::kInterpreter) ||
-        (next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp || !holds(caller_sp)) {
-      break;
-    }
-    at = Regs{ret, caller_sp, caller_fp};
-    r = next;
+    const PhysicalFrame frame{r->kind == CodeKind::kNMethod ? r->method : nullptr, r->kind};
+    const CallerStep step = java_caller(code, bounds, *r, at, &at, &r);
+    if (step == CallerStep::kUnreadable) break;
+    out[n++] = frame;
+    if (step == CallerStep::kEnd) break;
   }
   return n;
 }

@@ -20,6 +20,26 @@ namespace jvmkit::walk {
 JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs from, uintptr_t stack_top, PhysicalFrame* out,
                                      int max) noexcept;
 
+// The part of the stack a walk from AT may read: from AT.sp up to at most kMaxWalkReach bytes
+// above it, and below STACK_TOP.
+constexpr uintptr_t kMaxWalkReach = 256 * 1024;
+JVMKIT_SIGNAL_SAFE inline StackBounds walk_bounds(const Regs& at, uintptr_t stack_top) noexcept {
+  return StackBounds{at.sp, at.sp + kMaxWalkReach < stack_top ? at.sp + kMaxWalkReach : stack_top};
+}
+
+// One step of a walk from a frame to its caller.
+enum class CallerStep {
+  kCaller,      // the caller is a Java frame: *CALLER and *CALLER_RANGE are set
+  kEnd,         // the frame is whole, but no Java caller follows (the call stub that entered Java,
+                // or a return address that fails a check)
+  kUnreadable,  // the frame is not a Java frame, or its slots lie outside the bounds: not counted
+};
+
+// The caller of the frame AT in R: a Java caller when its return address is a call site in Java
+// code the snapshot knows and every slot read lies in BOUNDS.
+JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackBounds& bounds, const CodeRange& r,
+                                          const Regs& at, Regs* caller, const CodeRange** caller_range) noexcept;
+
 // True when RET is an address a compiled frame returns to: right after a call in Java code or a
 // stub, or anywhere in the interpreter (which pushes its own return entries).
 JVMKIT_SIGNAL_SAFE bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept;

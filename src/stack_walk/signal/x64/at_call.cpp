@@ -1,0 +1,217 @@
+// SIGNAL CONTEXT. A current-thread request without a ucontext: the stack of this moment.
+//
+// May call: HotSpot's AsyncGetCallTrace, CodeSnapshot::find (through a SnapshotCell reader),
+// JavaThreadLayout::last_java_frame (three loads from the current thread's own JavaThread, through
+// the layout checked at Enable), and plain loads from the current thread's own stack between its
+// last Java frame and the stack's top (this code runs below that frame, on the same stack, so all
+// of it is mapped) and from code bytes of known ranges. May NOT call anything else (no allocation,
+// locks, JNI/JVMTI).
+//
+// Such a request comes from code that runs outside Java: a JVMTI event callback (an allocation
+// sample, a contended monitor), a JNI native method, a signal handler that interrupted native code
+// or the VM. HotSpot then keeps the thread's last Java frame in its frame anchor, and a JVMTI
+// callback runs with that anchor made walkable. AsyncGetCallTrace starts from the anchor in those
+// states and never reads the ucontext, so it describes the stack at the call.
+//
+// Two cases are left to the delivery thread (GetStackTrace later, as the API allows for a request
+// without a ucontext): the thread runs Java code (a signal handler that passed no ucontext: there
+// is no anchor, and ASGCT needs the interrupted registers), and an anchor HotSpot has not made
+// walkable (the VM entered from a compiled stub, interrupted by a signal before any callback).
+#include "stack_walk/signal/x64/at_call.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/debug_check.hpp"
+#include "hotspot/java_thread.hpp"
+#include "hotspot/method_layout.hpp"
+#include "stack_walk/signal/x64/frame.hpp"
+#include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/physical_walk.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+// How far above the anchor the Java caller of a runtime stub is looked for: a stub's frame holds
+// at most the registers it saves (C1's save_live_registers, with the vector registers: 1,136
+// bytes measured with AVX2).
+constexpr uintptr_t kMaxStubFrame = 512 * 8;
+
+JVMKIT_SIGNAL_SAFE bool is_java(const CodeRange* r) noexcept {
+  return r != nullptr && (r->kind == CodeKind::kNMethod || r->kind == CodeKind::kInterpreter);
+}
+
+// True when the instruction just before RET (in compiled code R) is "call rel32" to an address in
+// STUB: the call into the runtime stub the thread is in.
+JVMKIT_SIGNAL_SAFE bool calls_into(const CodeRange& r, uintptr_t ret, const CodeRange& stub) noexcept {
+  if (ret < r.start + 5) return false;
+  const auto* p = reinterpret_cast<const uint8_t*>(ret);
+  if (p[-5] != 0xE8) return false;
+  int32_t rel = 0;
+  std::memcpy(&rel, p - 4, sizeof(rel));
+  const uintptr_t target = ret + static_cast<uintptr_t>(static_cast<intptr_t>(rel));
+  return target >= stub.start && target < stub.end;
+}
+
+// The first Java frame of the stack at the anchor LAST: the anchor's own frame when it is Java
+// code (an interpreter frame, a native wrapper, compiled code that called the VM), else the
+// compiled caller of the runtime stub the anchor lies in (C1 and C2 allocation and locking slow
+// paths), found by its return address: the slot above the anchor that holds an address right
+// after a call into that stub. Returns false when neither is found.
+JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
+                                         uintptr_t stack_top, Regs* out) noexcept {
+  const uintptr_t pc = last.pc != 0 ? last.pc : load_word(last.sp - 8);
+  const CodeRange* r = code.find(pc);
+  if (is_java(r)) {
+    *out = Regs{pc, last.sp, last.fp};
+    return true;
+  }
+  if (r == nullptr || r->kind != CodeKind::kStub || r->vtable_stub) return false;
+  const StackBounds bounds{last.sp, std::min(last.sp + kMaxStubFrame, stack_top)};
+  const auto returns_from_stub = [&](uintptr_t slot) {
+    const uintptr_t ret = load_word(slot);
+    const CodeRange* caller = code.find(ret);
+    if (caller == nullptr || caller->kind != CodeKind::kNMethod || !calls_into(*caller, ret, *r)) return false;
+    *out = Regs{ret, slot + 8, slot >= last.sp + 8 ? load_word(slot - 8) : 0};
+    return true;
+  };
+  // A stub that made an rbp frame (C1's, HotSpot's enter()): the return address is above it.
+  if (last.fp > last.sp && bounds.holds(last.fp + 8) && returns_from_stub(last.fp + 8)) return true;
+  for (uintptr_t slot = last.sp; bounds.holds(slot); slot += 8) {
+    if (returns_from_stub(slot)) return true;
+  }
+  return false;
+}
+
+// x86-64 interpreter frame slots, in words from its rbp (HotSpot's frame_x86.hpp).
+constexpr intptr_t kInterpreterMethodSlot = -3;
+constexpr intptr_t kInterpreterBcpSlot = -8;
+
+// The virtual frames of the Java frame AT in R, appended to FRAMES[*N..DEPTH): a compiled frame
+// stands at a call, described by that call's own record; an interpreter frame by its Method* and
+// bytecode pointer. False when the frame cannot be described.
+JVMKIT_SIGNAL_SAFE bool append_frames(const CodeRange& r, const Regs& at, const StackBounds& bounds,
+                                      const hotspot::MethodLayout& methods, hotspot::AsgctFrame* frames, jint depth,
+                                      jint* n) noexcept {
+  if (r.kind == CodeKind::kNMethod) {
+    int count = 0;
+    const hotspot::AsgctFrame* call =
+        r.call_sites != nullptr ? r.call_sites->find(static_cast<uint32_t>(at.pc - r.start), &count) : nullptr;
+    if (call == nullptr) return false;
+    for (int i = 0; i < count && *n < depth; i++) frames[(*n)++] = call[i];
+    return true;
+  }
+  const uintptr_t method_slot = at.fp + 8 * kInterpreterMethodSlot, bcp_slot = at.fp + 8 * kInterpreterBcpSlot;
+  if (!bounds.holds(method_slot) || !bounds.holds(bcp_slot)) return false;
+  const uintptr_t method = load_word(method_slot);
+  const jmethodID id = method != 0 ? methods.method_id(method) : nullptr;
+  const jint bci = method != 0 ? methods.bci(method, load_word(bcp_slot)) : -1;
+  if (id == nullptr || bci < 0) return false;
+  frames[(*n)++] = hotspot::AsgctFrame{bci, id};
+  return true;
+}
+
+// The stack from TOP, the compiled caller of the runtime stub the thread is in, walked frame by
+// frame where AsyncGetCallTrace cannot start (HotSpot's own walker refuses the frames of some
+// runtime stubs as senders). Physical frames go to PHYSICAL as the capture's walk records them.
+// Returns the frames written (> 0), or ASGCT's code for a frame it could not walk.
+JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uintptr_t stack_top,
+                                        hotspot::AsgctFrame* frames, jint depth, PhysicalFrame* physical,
+                                        int* physical_count) noexcept {
+  const hotspot::MethodLayout* methods = hotspot::known_method_layout();
+  if (methods == nullptr) return hotspot::asgct::kNotWalkableNotJava;
+  const StackBounds bounds = walk_bounds(top, stack_top);
+  const CodeRange* r = code.find(top.pc);
+  jint n = 0;
+  int p = 0;
+  while (r != nullptr && n < depth) {
+    const Regs at = top;
+    const CodeRange& range = *r;
+    const CallerStep step = java_caller(code, bounds, range, at, &top, &r);
+    if (step == CallerStep::kUnreadable || !append_frames(range, at, bounds, *methods, frames, depth, &n)) {
+      return hotspot::asgct::kNotWalkableNotJava;
+    }
+    if (p < kMaxPhysicalFrames) physical[p++] = {range.kind == CodeKind::kNMethod ? range.method : nullptr, range.kind};
+    if (step == CallerStep::kEnd) break;
+  }
+  *physical_count = p;
+  return n;
+}
+
+// Replaces the frames ASGCT gave the compiled frame of R at the return address RET (the first N
+// of FRAMES, capacity DEPTH, up to its root method) with its call's own record. Returns the new
+// count; unchanged when there is no record, or when a truncated trace would lose its marker.
+JVMKIT_SIGNAL_SAFE jint exact_top(const CodeRange& r, uintptr_t ret, hotspot::AsgctFrame* frames, jint n,
+                                  jint depth) noexcept {
+  int count = 0;
+  const hotspot::AsgctFrame* call =
+      r.call_sites != nullptr ? r.call_sites->find(static_cast<uint32_t>(ret - r.start), &count) : nullptr;
+  if (call == nullptr) return n;
+  jint root = 0;
+  while (root < n && frames[root].method_id != r.method) root++;
+  if (root == n) return n;
+  const jint old_top = root + 1;
+  if (count < old_top && n == depth) return n;
+  const jint kept = std::min<jint>(n - old_top, depth - count);
+  if (kept > 0) std::memmove(frames + count, frames + old_top, sizeof(hotspot::AsgctFrame) * kept);
+  std::memcpy(frames, call, sizeof(hotspot::AsgctFrame) * std::min<jint>(count, depth));
+  return std::min<jint>(count + std::max<jint>(kept, 0), depth);
+}
+
+}  // namespace
+
+JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, JNIEnv* jni, hotspot::AsgctFrame* frames,
+                                                 jint depth, const CodeSnapshotCell* code_snapshots,
+                                                 uintptr_t stack_top, PhysicalFrame* physical) noexcept {
+  JVMKIT_DCHECK(depth > 0);
+  AtCallCapture out;
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  const hotspot::LastJavaFrame last = layout != nullptr ? layout->last_java_frame(jni) : hotspot::LastJavaFrame{};
+  hotspot::AsgctTrace trace{jni, 0, frames};
+  asgct(&trace, depth, nullptr);
+  out.result = trace.num_frames;
+  namespace asgct_code = hotspot::asgct;
+  const bool in_java = out.result == asgct_code::kUnknownJava || out.result == asgct_code::kNotWalkableJava;
+  // Not walkable outside Java with an anchor present (or unknown): HotSpot refuses the runtime
+  // stub the thread is in as a sender, or, interrupted by a signal, the VM was entered from a
+  // stub that leaves the anchor's PC for later. Without any anchor the thread has no Java frame at
+  // all, and that is the answer.
+  const bool unwalkable =
+      (out.result == asgct_code::kUnknownNotJava || out.result == asgct_code::kNotWalkableNotJava) &&
+      (layout == nullptr || last.sp != 0);
+  if (in_java) {
+    out.later = true;
+    return out;
+  }
+  const bool walkable_anchor = last.sp != 0 && last.pc != 0 && stack_top > last.sp;
+  if (code_snapshots == nullptr || !walkable_anchor) {
+    out.later = unwalkable;
+    return out;
+  }
+  CodeSnapshotCell::Reader reader(*code_snapshots);
+  const CodeSnapshot* code = reader.get();
+  Regs top{};
+  if (code == nullptr || !first_java_frame(*code, last, stack_top, &top)) {
+    out.later = unwalkable;
+    return out;
+  }
+  if (top.sp == last.sp) {  // the anchor is a Java frame: ASGCT's answer is exact
+    out.later = unwalkable;
+    if (out.result > 0) out.physical_count = walk_physical(*code, top, stack_top, physical, kMaxPhysicalFrames);
+    return out;
+  }
+  // Below a runtime stub: ASGCT described the caller by the record after its call, or could not
+  // start at all; then the whole stack is walked here, and what this walk cannot describe is
+  // served later.
+  if (out.result > 0) {
+    out.result = exact_top(*code->find(top.pc), top.pc, frames, out.result, depth);
+    out.physical_count = walk_physical(*code, top, stack_top, physical, kMaxPhysicalFrames);
+  } else if (unwalkable) {
+    out.result = walk_below_stub(*code, top, stack_top, frames, depth, physical, &out.physical_count);
+    out.later = out.result <= 0;
+  }
+  return out;
+}
+
+}  // namespace jvmkit::walk
