@@ -58,6 +58,7 @@ constexpr Flag kFlags[] = {
     {0, "max-stacks", "max_stacks", true, kStarting},
     {0, "alloc", "alloc", true, kStarting},
     {0, "lock", "lock", true, kStarting},
+    {0, "live", "live", false, kStarting},
     {'d', "duration", "", true, kProfileBit},
     {'h', "help", "", false, kEvery},
 };

@@ -83,6 +83,7 @@ jvmtiEnv* make_environment(JavaVM* vm, bool live) {
   callbacks.ThreadEnd = on_thread_end;
   // The JVM events (alloc, lock): enabled only while a run samples them.
   callbacks.SampledObjectAlloc = on_sampled_object_alloc;
+  callbacks.ObjectFree = on_object_free;
   callbacks.MonitorContendedEnter = on_monitor_contended_enter;
   callbacks.MonitorContendedEntered = on_monitor_contended_entered;
   jvmti->SetEventCallbacks(&callbacks, sizeof(callbacks));

@@ -39,7 +39,7 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
 void JNICALL on_end(jthread thread, void* user_data) {
   std::unique_ptr<EventSample> sample(sample_of(user_data));
   current_recording()->end_event_trace(thread, sample->tid, JvmkitCurrentTraceTruncated() == JNI_TRUE, sample->weight,
-                                       sample->class_name);
+                                       sample->class_name, sample->tag);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   std::unique_ptr<EventSample> sample(sample_of(user_data));

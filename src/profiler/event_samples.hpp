@@ -24,6 +24,7 @@ struct EventSample {
   std::string class_name;                // the leaf frame: "byte[]", "java.lang.Object"
   int64_t weight = 0;                    // bytes (alloc), nanoseconds waited (lock)
   pid_t tid = 0;
+  jlong tag = 0;  // alloc with live: the object's JVMTI tag (its ObjectFree event names it), else 0
 };
 
 // Requests the current thread's stack for SAMPLE (ownership passes: it is freed whatever happens)

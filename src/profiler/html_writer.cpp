@@ -127,6 +127,7 @@ MergedNode merged_tree(const EventProfile& event, NameTable* names) {
     stack.pop_back();
     for (uint32_t c : nodes[item.node].children) {
       const Profile::Node& child = nodes[c];
+      if (child.total == 0) continue;  // all its samples taken back (alloc's live option)
       uint32_t id = names->id(methods[child.frame.method].name);
       int type = static_cast<int>(child.frame.type);
       auto [it, inserted] = item.into->kids.try_emplace({id, type});

@@ -210,6 +210,11 @@ Error set_alloc(std::string_view value, OptionParse& p) {
   return Error::ok();
 }
 
+Error set_live(std::string_view /*value*/, OptionParse& p) {
+  p.out->live = true;
+  return Error::ok();
+}
+
 // lock[=DURATION]: contended monitors and parked threads that waited at least DURATION.
 Error set_lock(std::string_view value, OptionParse& p) {
   if (!value.empty()) {
@@ -335,6 +340,7 @@ constexpr OptionSpec kOptions[] = {
     {"max_stacks", "N", "--max-stacks", set_max_stacks},
     {"alloc", "SIZE", "--alloc", set_alloc, true},
     {"lock", "DURATION", "--lock", set_lock, true},
+    {"live", "", "--live", set_live},
     // Set by the command-line tool itself, from its command word and for its answer.
     {"start", "", "", set_start},
     {"stop", "", "", set_stop},
@@ -458,6 +464,7 @@ Error parse_options(const char* text, int pid, Options* out) {
         "last");
   }
   if (out->keep > 0 && out->loop_ns == 0) return Error("keep=" + std::to_string(out->keep) + ": only with loop=");
+  if (out->live && !out->has(EngineKind::kAlloc)) return Error("live: only with the alloc event");
   if (!p.format_given && !out->file.empty()) out->format = format_from_file(out->file);
   if (out->file.empty()) out->file = "jvmkit-profile-" + std::to_string(pid) + extension_for(out->format);
   if (!p.signal_given) {

@@ -45,6 +45,7 @@ struct Options {
   int64_t interval = 0;  // of `event`: ns (time events) or a count; the event's default when not given
   int64_t alloc_bytes = kDefaultAllocBytes;  // alloc: mean bytes between two sampled allocations
   int64_t lock_ns = kDefaultLockNs;          // lock: the shortest wait sampled
+  bool live = false;                         // alloc: only objects not yet freed when the profile is written
   std::string file;                          // never empty after a successful parse
   OutputFormat format = OutputFormat::kHtml;
   bool threads = false;

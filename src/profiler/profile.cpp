@@ -132,8 +132,8 @@ uint32_t Profile::overflow_child(uint32_t parent) {
   return add_node(parent, frame);
 }
 
-void Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weight) {
-  if (leaf_first.empty()) return;
+uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weight) {
+  if (leaf_first.empty()) return kRoot;
   max_depth_ = std::max(max_depth_, leaf_first.size());
   if (truncated_method_ != kNone && std::any_of(leaf_first.begin(), leaf_first.end(),
                                                 [this](const Frame& f) { return f.method == truncated_method_; })) {
@@ -161,6 +161,18 @@ void Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weight) {
   for (uint32_t n = node;; n = nodes_[n].parent) {
     nodes_[n].total++;
     nodes_[n].total_weight += weight;
+    if (n == kRoot) break;
+  }
+  return node;
+}
+
+void Profile::remove_sample(uint32_t node, int64_t weight) {
+  if (node == kRoot || node >= nodes_.size() || nodes_[node].self <= 0) return;
+  nodes_[node].self--;
+  nodes_[node].self_weight -= weight;
+  for (uint32_t n = node;; n = nodes_[n].parent) {
+    nodes_[n].total--;
+    nodes_[n].total_weight -= weight;
     if (n == kRoot) break;
   }
 }

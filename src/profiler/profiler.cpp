@@ -238,11 +238,16 @@ void Profiler::end_sampling() {
   g_recording.store(nullptr, std::memory_order_release);
 }
 
+// alloc's live option: the samples of objects freed since the last call leave the profile.
+void Profiler::apply_freed_objects() {
+  if (run_->options.live) run_->recording->objects_freed(take_freed_tags());
+}
+
 // The JVM events of the run (alloc, lock), in the live phase with the stack-walk library enabled.
 Error Profiler::start_jvm_events() {
   Run& run = *run_;
   if (run.options.has(EngineKind::kAlloc)) {
-    if (Error e = start_alloc_sampling(jvmti_, run.options.alloc_bytes)) return e;
+    if (Error e = start_alloc_sampling(jvmti_, run.options.alloc_bytes, run.options.live)) return e;
     run.alloc_started = true;
   }
   if (run.options.has(EngineKind::kLock)) {
@@ -339,6 +344,7 @@ Answer Profiler::stop(const Options& given) {
   if (!run_) return {AnswerCode::kNotRunning, not_running_text()};
   end_sampling();
   Run& run = *run_;
+  apply_freed_objects();
   const Options output = output_options(given);
   Recording::Window last = run.recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
   const std::vector<const Profile*> profiles = profile_list(last.profiles);
@@ -367,6 +373,7 @@ Answer Profiler::dump(const Options& given) {
   const Options output = output_options(given);
   Error written;
   std::string line;
+  apply_freed_objects();
   run_->recording->with_current_window([&](const std::vector<const Profile*>& profiles, int64_t start_wall_ns) {
     const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
     std::vector<WrittenFile> files;
@@ -432,6 +439,7 @@ void Profiler::loop_main() {
       continue;  // re-checks the stop flag and the time
     }
     lock.unlock();
+    apply_freed_objects();
     Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
     std::vector<WrittenFile> files;
     if (Error e = write_window(done, &files)) {
@@ -566,6 +574,10 @@ EventBlock Profiler::event_block(size_t slot, const Profile& profile, const Reco
   b.unit = spec.pprof_unit == "nanoseconds" ? "ns" : std::string(spec.pprof_unit);
   b.top = top_methods(profile, 10, true);
   if (lock && !run.park_note.empty()) b.notes.push_back("parking not sampled: " + run.park_note);
+  if (!lock && run.options.live) {
+    b.notes.push_back("live: " + std::to_string(f.freed) +
+                      " samples of objects freed before the profile was written left out");
+  }
   return b;
 }
 

@@ -66,6 +66,7 @@ class Profiler {
   Error begin_run(const Options& options, bool live);
   Error activate_run();
   Error start_jvm_events();
+  void apply_freed_objects();
   void stop_jvm_events();
   void end_sampling();
   Error install_handler(int signal);

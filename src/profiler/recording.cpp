@@ -74,15 +74,33 @@ bool Recording::add_frame(jvmtiFrameType type, jmethodID method, jlocation locat
 
 void Recording::end_trace(jthread thread, pid_t tid, bool truncated) {
   if (options_.event != nullptr && options_.event->engine == EngineKind::kWall) delivered_tids_.insert(tid);
-  finish_trace(thread, tid, truncated, options_.interval, nullptr);
+  finish_trace(thread, tid, truncated, options_.interval, nullptr, 0);
 }
 
 void Recording::end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight,
-                                const std::string& leaf_class) {
-  finish_trace(thread, tid, truncated, weight, &leaf_class);
+                                const std::string& leaf_class, jlong tag) {
+  finish_trace(thread, tid, truncated, weight, &leaf_class, tag);
 }
 
-void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class) {
+void Recording::objects_freed(const std::vector<jlong>& tags) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const size_t slot_index = slot_of(EngineKind::kAlloc);
+  if (slot_index == kNoSlot) return;
+  Slot& slot = *slots_[slot_index];
+  for (jlong tag : tags) {
+    auto it = slot.live.find(tag);
+    if (it == slot.live.end()) {
+      slot.freed_early.insert(tag);
+      continue;
+    }
+    slot.profile->remove_sample(it->second.first, it->second.second);
+    slot.live.erase(it);
+    freed_++;
+  }
+}
+
+void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class,
+                             jlong tag) {
   JVMKIT_DCHECK(trace_locked_);
   if (tracing_ == nullptr) {
     trace_locked_ = false;
@@ -91,7 +109,9 @@ void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t 
   }
   Slot& slot = *tracing_;
   slot.counts.delivered++;
-  if (trace_.empty()) {
+  if (tag != 0 && slot.freed_early.erase(tag) != 0) {
+    freed_++;  // live: its object is gone already
+  } else if (trace_.empty()) {
     slot.counts.empty++;
   } else {
     if (leaf_class != nullptr)
@@ -106,7 +126,8 @@ void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t 
       root.type = FrameType::kThread;
       trace_.push_back(root);
     }
-    slot.profile->add_sample(trace_, weight);
+    const uint32_t node = slot.profile->add_sample(trace_, weight);
+    if (tag != 0) slot.live[tag] = {node, weight};
   }
   tracing_ = nullptr;
   trace_locked_ = false;
@@ -175,6 +196,8 @@ Recording::Window Recording::take_window(int64_t now_wall_ns, int64_t now_mono_n
     slot->resolver.reset(slot->profile.get());
     slot->thread_roots.clear();
     slot->classes.clear();
+    slot->live = {};
+    slot->freed_early = {};
   }
   window_start_wall_ns_ = now_wall_ns;
   window_start_mono_ns_ = now_mono_ns;
@@ -210,6 +233,7 @@ Recording::Figures Recording::figures() const {
   out.windows_taken = windows_taken_;
   out.biased = biased_;
   out.truncated = truncated_;
+  out.freed = freed_;
   return out;
 }
 

@@ -50,7 +50,12 @@ class Recording {
   void end_trace(jthread thread, pid_t tid, bool truncated);
   // A sample of a JVM event (alloc, lock) of WEIGHT, with LEAF_CLASS (a Java class name) as its
   // leaf frame.
-  void end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string& leaf_class);
+  // TAG: the sampled object's tag (alloc's live option), 0 for none.
+  void end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string& leaf_class,
+                       jlong tag = 0);
+  // Live: the objects of TAGS were freed; their samples leave the current window's profile (or
+  // are not added, when their traces come later).
+  void objects_freed(const std::vector<jlong>& tags);
   void trace_failed(size_t slot, pid_t tid);
 
   // A thread started: a reused tid names a new thread.
@@ -82,6 +87,7 @@ class Recording {
     int64_t truncated = 0;  // samples cut at the depth limit ([truncated] root frame)
     int64_t overflow = 0;   // samples merged into [overflow] past the profile's bound
     int64_t current_window_samples = 0;
+    int64_t freed = 0;  // live: samples taken back because their objects were freed
   };
   Figures figures() const;
 
@@ -98,12 +104,17 @@ class Recording {
     std::unordered_map<pid_t, uint32_t> thread_roots;   // the profile's thread root frames
     std::unordered_map<std::string, uint32_t> classes;  // the profile's class frames, by name
     SampleCounts counts;
+    // Live: the current profile's samples of tagged objects (tag -> node, weight), and tags freed
+    // before their trace arrived. Both start over with each window: earlier windows are final.
+    std::unordered_map<jlong, std::pair<uint32_t, int64_t>> live;
+    std::unordered_set<jlong> freed_early;
     int64_t samples_in_taken_windows = 0;
     int64_t overflow_in_taken_windows = 0;
   };
 
   std::unique_ptr<Profile> new_profile() const;
-  void finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class);
+  void finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class,
+                    jlong tag);
   uint32_t thread_root(Slot& slot, jthread thread, pid_t tid);
   uint32_t class_frame(Slot& slot, const std::string& name);
 
@@ -124,6 +135,7 @@ class Recording {
   int64_t windows_taken_ = 0;
   int64_t biased_ = 0;
   int64_t truncated_ = 0;
+  int64_t freed_ = 0;
 
   // The lock a delivered trace holds from begin_trace to end_trace: the trace must reach the
   // profile as a unit, so the lock spans two callbacks, which no scoped guard can express.

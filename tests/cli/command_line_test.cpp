@@ -75,9 +75,9 @@ TEST(CommandLine, AgentGoesAfterJavaOrIntoJavaToolOptions) {
 }
 
 TEST(CommandLine, SeveralEventsAndTheirOptions) {
-  // -e a,b: an event= per event; --alloc and --lock as the agent spells them.
-  CommandLine cl = parsed({"profile", "-e", "cpu,alloc,lock", "--alloc", "64k", "--lock=1ms", "--", "java"});
-  EXPECT_EQ(launch_options(cl, "/w"), "file=/w/profile.html,event=cpu,event=alloc,event=lock,alloc=64k,lock=1ms");
+  // -e a,b: an event= per event; --alloc, --lock and --live as the agent spells them.
+  CommandLine cl = parsed({"profile", "-e", "cpu,alloc,lock", "--alloc", "64k", "--lock=1ms", "--live", "--", "java"});
+  EXPECT_EQ(launch_options(cl, "/w"), "file=/w/profile.html,event=cpu,event=alloc,event=lock,alloc=64k,lock=1ms,live");
   cl = parsed({"start", "--alloc", "1m", "4242"});
   EXPECT_EQ(join_options(start_options(cl, "")), "format=html,alloc=1m");
 }

@@ -221,7 +221,7 @@ TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
 
 TEST(Catalogue, MessagesListEveryName) {
   EXPECT_EQ(option_names(),
-            "event, interval, file, format, threads, ann, signal, loop, keep, depth, max_stacks, alloc, lock, "
+            "event, interval, file, format, threads, ann, signal, loop, keep, depth, max_stacks, alloc, lock, live, "
             "start, stop, dump, status, reply");
   std::string events;
   for (const EventSpec& e : all_events()) events += (events.empty() ? "" : ", ") + std::string(e.name);

@@ -121,6 +121,8 @@ TEST(Options, SeveralEventsInOneRun) {
   // cpu with the JVM events given as options.
   EXPECT_EQ(names(parse_ok("event=cpu,alloc=1k,lock=20us")), "cpu,alloc,lock");
   EXPECT_EQ(parse_ok("event=cpu,alloc=1k").alloc_bytes, 1024);
+  EXPECT_TRUE(parse_ok("event=alloc,live").live);
+  EXPECT_FALSE(parse_ok("event=alloc").live);
 }
 
 TEST(Options, SizesAndThresholds) {
@@ -148,9 +150,10 @@ TEST(Options, JvmEventErrors) {
             "event=cpu,wall: one signal event per run (cpu and wall were given); alloc and lock go with any of them");
   EXPECT_EQ(parse_error("event=alloc,interval=1ms"),
             "interval=1ms: no signal event to sample at it (alloc: alloc takes alloc=SIZE, lock takes lock=DURATION)");
+  EXPECT_EQ(parse_error("live"), "live: only with the alloc event");
   EXPECT_EQ(parse_error("event=cpu,bogus"),
             "bogus: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
-            "max_stacks, alloc, lock, start, stop, dump, status, reply)");
+            "max_stacks, alloc, lock, live, start, stop, dump, status, reply)");
 }
 
 TEST(Options, ErrorsNameTheOptionAndTheProblem) {
@@ -179,7 +182,7 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
   EXPECT_EQ(
       parse_error("colour=red"),
       "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
-      "max_stacks, alloc, lock, start, stop, dump, status, reply)");
+      "max_stacks, alloc, lock, live, start, stop, dump, status, reply)");
   EXPECT_EQ(parse_error("threads,,ann"), "empty option in 'threads,,ann' (two commas, or a trailing comma)");
   EXPECT_EQ(parse_error("threads,"), "empty option in 'threads,' (two commas, or a trailing comma)");
 }

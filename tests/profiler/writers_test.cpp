@@ -318,6 +318,21 @@ TEST(Profile, SamplesCarryACountAndAWeight) {
   EXPECT_EQ(top_methods(p, 10, false)[0].samples, 2);  // by count
 }
 
+TEST(Profile, ASampleTakenBackLeavesTheOutputs) {
+  Profile p = alloc_profile();
+  const uint32_t main = 0, bytes = 2;
+  const uint32_t gone = p.add_method("app.Main.gone", "Main.java");
+  const uint32_t node = p.add_sample(
+      {{bytes, FrameType::kClass, 0}, {gone, FrameType::kJit, 4}, {main, FrameType::kInterpreted, 1}}, 999);
+  EXPECT_EQ(p.total_samples(), 4);
+  EXPECT_NE(html_text(p, RunInfo()).find("app.Main.gone"), std::string::npos);
+  p.remove_sample(node, 999);  // its object was freed (alloc's live option)
+  EXPECT_EQ(p.total_samples(), 3);
+  EXPECT_EQ(p.total_weight(), (4 << 20) + 600'000 + 524'288);
+  EXPECT_EQ(collapsed_text(p, true, nullptr, true), collapsed_text(alloc_profile(), true, nullptr, true));
+  EXPECT_EQ(html_text(p, RunInfo()).find("app.Main.gone"), std::string::npos);  // not drawn
+}
+
 TEST(CollapsedWriter, ClassLeavesAreAnnotatedAndWeighted) {
   // Weights (bytes) instead of counts; the class frame's suffix is async-profiler's _[k].
   EXPECT_EQ(collapsed_text(alloc_profile(), true, nullptr, true),
