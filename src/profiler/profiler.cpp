@@ -362,8 +362,11 @@ Answer Profiler::stop(const Options& given) {
     line = output_lines(written, output.format, files, profiles);
   }
   std::string text = report(line, profiles);
+  // One line: a file per event is a line each in the report, a "; " here.
+  std::string files = line;
+  for (size_t at = files.find('\n'); at != std::string::npos; at = files.find('\n', at)) files.replace(at, 1, "; ");
   last_run_ = events_text(run.options) + " from " + iso_utc(run.start_wall_ns) + " to " +
-              iso_utc(jvmkit::clock_ns(CLOCK_REALTIME)) + ", " + line;
+              iso_utc(jvmkit::clock_ns(CLOCK_REALTIME)) + ", " + files;
   drop_run();
   return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, text};
 }

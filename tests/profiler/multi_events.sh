@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Several events in one run (event=cpu,alloc,lock): collapsed output is a file per event, named
 # after the given file; the report has a block per event; pprof holds every event's sample types
-# in one profile (read by `go tool pprof`); the HTML page holds a flame graph per event.
+# in one profile (read by `go tool pprof`); the HTML page holds a flame graph per event, and
+# Debian's headless Chromium shows the one the URL asks for (#event=lock), searchable.
 # Usage: multi_events.sh JAVA AGENT CLASSES OUTDIR
 set -uo pipefail
 java=$1 agent=$2 classes=$3 outdir=$4
@@ -35,6 +36,17 @@ grep -q 'java.lang.Object \|NonfairSync ' "$outdir/multi.cpu.collapsed" && fail 
 
 run "$outdir/multi.html" || fail "the html run failed"
 for e in cpu alloc lock; do grep -q "\"name\":\"$e\"" "$outdir/multi.html" || fail "multi.html has no $e flame graph"; done
+chromium=${CHROMIUM:-/usr/bin/chromium}
+profile_dir=$(mktemp -d)
+body=$(timeout 90 "$chromium" --headless --no-sandbox --disable-gpu --disable-background-networking --no-first-run \
+  --user-data-dir="$profile_dir" --window-size=1400,900 --dump-dom "file://$outdir/multi.html#event=lock&search=waitMonitor" \
+  2>/dev/null | grep -o '<body[^>]*>')
+rm -rf "$profile_dir"
+echo "rendered: $body"
+grep -q 'data-status="ok"' <<<"$body" || fail "the page did not render"
+grep -q 'data-errors' <<<"$body" && fail "script error: $body"
+grep -q 'data-event="lock"' <<<"$body" || fail "#event=lock did not select the lock flame graph"
+grep -q 'data-matched="[1-9]' <<<"$body" || fail "no lock wait under waitMonitor in the lock flame graph"
 
 run "$outdir/multi.pb.gz" || fail "the pprof run failed"
 export HOME=${HOME:-$outdir} GOCACHE="$outdir/gocache" GOTOOLCHAIN=local

@@ -22,18 +22,18 @@ TEST(AllocWeight, SmallObjectsStandForTheIntervalHugeOnesForTheirSize) {
 
 // What the weights are for: summed over the samples a Poisson sampler takes, they estimate the
 // bytes allocated, whatever the sizes. Simulated here with exponential gaps, as HotSpot draws them.
-// 1 GB at a 64 KiB interval: ~16,000 samples of the small sizes, so 3% is about 4 standard
+// 512 MB at a 32 KiB interval: ~16,000 samples of the small sizes, so 3% is about 4 standard
 // deviations; a weight of SIZE alone (or of the interval alone) misses by far more.
 TEST(AllocWeight, WeightsOfPoissonSamplesAddUpToTheBytesAllocated) {
-  constexpr int64_t kSmallInterval = 64 * 1024;
+  constexpr int64_t kSmallInterval = 32 * 1024;
   std::mt19937_64 random(5);
   std::exponential_distribution<double> gap(1.0 / kSmallInterval);
-  const int64_t sizes[] = {32, 4016, 256 * 1024, 4 << 20};
+  const int64_t sizes[] = {32, 4016, 128 * 1024, 4 << 20};
   for (int64_t size : sizes) {
     double until_sample = gap(random);
     int64_t allocated = 0;
     double estimate = 0;
-    while (allocated < (int64_t{1} << 30)) {
+    while (allocated < (int64_t{512} << 20)) {
       allocated += size;
       until_sample -= static_cast<double>(size);
       if (until_sample <= 0) {  // this allocation crossed the sample point: sampled once
