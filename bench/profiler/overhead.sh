@@ -65,8 +65,8 @@ run() {  # run JDK CONFIG -> "elapsed_ns cpu_ns"
   awk '{print $2, $4}' "$out/line"
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
-minimum() { sort -n | head -1; }
+# shellcheck source=bench/profiler/stats.sh
+. bench/profiler/stats.sh
 
 echo "# jvmkit profiler overhead: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $reps repetitions x {${configs[*]}}, rounds per run: $rounds_arg"

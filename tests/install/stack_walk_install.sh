@@ -62,7 +62,9 @@ profile() {
   shift
   step "$label on $version"
   "$java" -Xcheck:jni "$@" "${workload[@]}" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err"; fail "$label: java failed"; }
-  check_summary "$label" 200
+  # A signal per ms of process CPU time: 380-420 measured on an idle machine, 160 while both CPUs
+  # ran other tests as well; 100 traces still show that sampling works.
+  check_summary "$label" 100
   if grep -q "WARNING\|FATAL" "$tmp/err"; then cat "$tmp/err"; fail "$label: -Xcheck:jni or the JVM complained"; fi
 }
 

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Cost of allocation and lock profiling: wall and CPU time of the fixed workloads of
+# jvmkit.test.profiler.AllocLockWorkload ("alloc": allocation-heavy; "lock": locks that are never
+# contended), without a profiler, with jvmkit (event=alloc at the default 512 KiB interval;
+# event=lock at the default 10 us threshold) and, where it is installed, with async-profiler in
+# the same modes (alloc=512k; lock=10us), all started with the JVM (-agentpath). The configurations
+# run interleaved, in a random order in every repetition, so that load from elsewhere hits them
+# alike; ratios are taken between medians (and minima) of the same invocation.
+#
+# Usage: bench/profiler/alloc_lock_overhead.sh [BUILD_DIR] [REPETITIONS] [ROUNDS_ALLOC] [ROUNDS_LOCK]
+#   defaults: build/prof, 7 repetitions, 2000 alloc rounds, 1500 lock rounds (about 3 s each on
+#   JDK 17 here).
+#   ASYNC_PROFILER: path of async-profiler's libasyncProfiler.so (built outside this project, e.g.
+#   from its v4.5 tag with `make`); without it those configurations are skipped and say so.
+# Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. bench/profiler/stats.sh
+build=${1:-build/prof}
+reps=${2:-7}
+rounds_alloc=${3:-2000}
+rounds_lock=${4:-1500}
+case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
+agent="$build/src/profiler/libjvmkit_prof.so"
+classes="$build/classes/java_test_profiler"
+[ -f "$agent" ] && [ -d "$classes" ] || { echo "build first: cmake --build $build --target jvmkit_prof java_test_profiler"; exit 1; }
+ap=${ASYNC_PROFILER:-}
+[ -n "$ap" ] && [ ! -f "$ap" ] && { echo "ASYNC_PROFILER=$ap: no such file"; exit 1; }
+jdks=(/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+configs_for() {  # WORKLOAD -> its configurations
+  local mode=$1
+  echo none "jvmkit-$mode"
+  [ -n "$ap" ] && echo "async-profiler-$mode"
+  true
+}
+
+run() {  # run JDK WORKLOAD ROUNDS CONFIG -> "elapsed_ns cpu_ns"
+  local java=$1/bin/java mode=$2 rounds=$3 config=$4 agent_args=()
+  case "$config" in
+    none) ;;
+    jvmkit-alloc) agent_args=("-agentpath:$agent=event=alloc,file=$out/p.collapsed") ;;
+    jvmkit-lock) agent_args=("-agentpath:$agent=event=lock,file=$out/p.collapsed") ;;
+    async-profiler-alloc) agent_args=("-agentpath:$ap=start,event=alloc,alloc=512k,collapsed,file=$out/ap.collapsed") ;;
+    async-profiler-lock) agent_args=("-agentpath:$ap=start,event=lock,lock=10us,collapsed,file=$out/ap.collapsed") ;;
+  esac
+  "$java" "${agent_args[@]}" -cp "$classes" jvmkit.test.profiler.AllocLockWorkload "$mode" "$rounds" \
+    >"$out/line" 2>"$out/report.$config"
+  awk '{print $2, $4}' "$out/line"
+}
+
+echo "# jvmkit allocation and lock profiling overhead: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $reps repetitions; alloc: $rounds_alloc rounds, lock: $rounds_lock rounds; async-profiler: ${ap:-not given (ASYNC_PROFILER), skipped}"
+echo
+echo "| JDK | workload | config | median wall (s) | min wall (s) | median CPU (s) | wall ratio (median) | wall ratio (min) | CPU ratio (median) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+notes=()
+for jdk in "${jdks[@]}"; do
+  [ -x "$jdk/bin/java" ] || { echo "| $(basename "$jdk") | skipped: not installed |"; continue; }
+  version=$("$jdk/bin/java" -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
+  for mode in alloc lock; do
+    rounds=$rounds_alloc
+    [ "$mode" = lock ] && rounds=$rounds_lock
+    read -r -a configs <<<"$(configs_for "$mode" | tr '\n' ' ')"
+    for config in "${configs[@]}"; do : >"$out/$config"; done
+    for ((r = 0; r < reps; r++)); do
+      for config in $(printf '%s\n' "${configs[@]}" | shuf); do
+        run "$jdk" "$mode" "$rounds" "$config" >>"$out/$config"
+      done
+    done
+    # jvmkit's own account of its last run: what it sampled and dropped.
+    notes+=("$version, $mode, last jvmkit run: $(grep -E 'samples|dropped' "$out/report.jvmkit-$mode" |
+      sed 's/^jvmkit profiler: //' | head -4 | tr '\n' ';')")
+    base_med=$(cut -d' ' -f1 "$out/none" | median)
+    base_min=$(cut -d' ' -f1 "$out/none" | minimum)
+    base_cpu=$(cut -d' ' -f2 "$out/none" | median)
+    for config in "${configs[@]}"; do
+      med=$(cut -d' ' -f1 "$out/$config" | median)
+      min=$(cut -d' ' -f1 "$out/$config" | minimum)
+      cpu=$(cut -d' ' -f2 "$out/$config" | median)
+      awk -v jdk="$version" -v w="$mode" -v c="$config" -v med="$med" -v min="$min" -v cpu="$cpu" -v bm="$base_med" \
+          -v bmin="$base_min" -v bc="$base_cpu" 'BEGIN {
+        printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", jdk, w, c, med / 1e9, min / 1e9,
+               cpu / 1e9, med / bm, min / bmin, cpu / bc }'
+    done
+  done
+done
+echo
+for note in "${notes[@]}"; do echo "- $note"; done
