@@ -53,14 +53,9 @@ void request_event_trace(jvmtiEnv* jvmti, EventSample* sample) {
   AtomicCounts& counts = counts_of(sample->kind);
   counts.requested.fetch_add(1, std::memory_order_relaxed);
   sample->tid = jvmkit::current_tid();
-  // A request accepted while a run's Recording lacks this event (a callback racing with the end of
-  // the run that armed it) is refused here rather than delivered to a run that cannot count it.
-  Recording* recording = current_recording();
-  if (recording == nullptr || recording->slot_of(sample->kind) == Recording::kNoSlot) {
-    counts.dropped.fetch_add(1, std::memory_order_relaxed);
-    delete sample;
-    return;
-  }
+  // The run's Recording is not touched here: this callback may race with the end of the run that
+  // armed it. A trace delivered to a later run without this event is left out there (begin_trace
+  // with kNoSlot).
   const jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
   if (RequestStackTrace(jvmti, nullptr, nullptr, callbacks, sample) != JVMTI_ERROR_NONE) {
     counts.dropped.fetch_add(1, std::memory_order_relaxed);

@@ -24,6 +24,7 @@ std::mutex g_install_mutex;
 // LockSupport.getBlocker(Thread), for the lock's class.
 jclass g_lock_support = nullptr;  // a global reference
 jmethodID g_get_blocker = nullptr;
+jvmtiEnv* g_jvmti = nullptr;  // the profiler's environment, set before the wrapper is bound
 
 const char kUnsafe[] = "jdk/internal/misc/Unsafe";
 
@@ -43,8 +44,6 @@ jclass blocker_class(jvmtiEnv* jvmti, JNIEnv* jni) {
   jni->DeleteLocalRef(blocker);
   return klass;
 }
-
-jvmtiEnv* g_jvmti = nullptr;  // the profiler's environment, set before the wrapper is bound
 
 void JNICALL park_wrapper(JNIEnv* jni, jobject unsafe, jboolean absolute, jlong time) {
   const ParkFunction original = g_original.load(std::memory_order_acquire);

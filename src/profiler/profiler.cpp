@@ -118,6 +118,7 @@ struct Profiler::Run {
   bool alloc_started = false;  // SampledObjectAlloc enabled
   bool lock_started = false;   // monitor events enabled (and Unsafe.park hooked, unless park_note says why not)
   std::string park_note;
+  int files_per_window = 1;                  // continuous mode: collapsed output of several events is a file per event
   EventRequestCounts alloc_base, lock_base;  // event_request_counts() when the run started
 };
 
@@ -139,7 +140,8 @@ Error Profiler::begin_run(const Options& options, bool live) {
   run->attached = live;
   // keep= counts windows; a window of collapsed output of several events is a file per event.
   const bool file_per_event = options.format == OutputFormat::kCollapsed && options.events.size() > 1;
-  run->windows = WindowFiles(options.keep * (file_per_event ? static_cast<int>(options.events.size()) : 1));
+  run->files_per_window = file_per_event ? static_cast<int>(options.events.size()) : 1;
+  run->windows = WindowFiles(options.keep * run->files_per_window);
   run->start_wall_ns = jvmkit::clock_ns(CLOCK_REALTIME);
   run->start_mono_ns = jvmkit::monotonic_ns();
   if (Error e = install_handler(options.signal)) return e;
@@ -353,9 +355,10 @@ Answer Profiler::stop(const Options& given) {
   if (run.options.loop_ns > 0 && !given.file_given) {
     std::vector<WrittenFile> files;
     written = write_window(last, &files);
-    line = written ? "ERROR: " + written.message()
-                   : "wrote " + std::to_string(run.windows.total_written()) + " windows to " + run.options.file +
-                         " (last: " + (files.empty() ? std::string("none") : files.back().path) + ")";
+    line = written
+               ? "ERROR: " + written.message()
+               : "wrote " + std::to_string(run.windows.total_written() / run.files_per_window) + " windows to " +
+                     run.options.file + " (last: " + (files.empty() ? std::string("none") : files.back().path) + ")";
   } else {
     std::vector<WrittenFile> files;
     written = write_output(output, profiles, last.start_wall_ns, last.duration_ns, &files);
