@@ -33,6 +33,58 @@ TEST(Report, NamesEveryCountTheTopMethodsAndTheOutput) {
   EXPECT_NE(text.find("to /tmp/x.html"), std::string::npos);
 }
 
+// A run of JVM events only: no signal block, a block per event, a line per file written.
+TEST(Report, ABlockPerJvmEventAndALinePerFile) {
+  ReportInput in;
+  in.signal_event = false;
+  in.seconds = 3;
+  EventBlock alloc;
+  alloc.event = "alloc";
+  alloc.description = "JVMTI SampledObjectAlloc";
+  alloc.requested = 100;
+  alloc.delivered = 97;
+  alloc.failed = 2;
+  alloc.dropped = 1;
+  alloc.samples = 97;
+  alloc.weight = 50 << 20;
+  alloc.unit = "bytes";
+  alloc.top = {{"byte[]", 40 << 20}, {"java.lang.String", 10 << 20}};
+  EventBlock lock;
+  lock.event = "lock";
+  lock.description = "monitors and parks";
+  lock.requested = 5;
+  lock.delivered = 5;
+  lock.below_threshold = 12;
+  lock.samples = 5;
+  lock.weight = 1'500'000'000;
+  lock.unit = "ns";
+  lock.notes = {"parking not sampled: park: no table"};
+  in.events = {alloc, lock};
+  in.output =
+      "wrote collapsed output (97 samples) to /t/p.alloc.collapsed\nwrote collapsed output (5 samples) to "
+      "/t/p.lock.collapsed";
+  const std::string text = report_text(in);
+  EXPECT_EQ(text.find("samples requested 0"), std::string::npos) << text;  // no signal block
+  EXPECT_EQ(text.find("top methods"), std::string::npos) << text;
+  EXPECT_NE(
+      text.find("jvmkit profiler: alloc: samples requested 100, delivered 97, failed 2, dropped 1 (empty traces 0)\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("jvmkit profiler: alloc: 97 samples weighing 52428800 bytes (50.0 MiB)\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("jvmkit profiler: alloc: top classes (self bytes):\n  41943040  80.00%  byte[]\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("; waits below the threshold, not sampled: 12\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("jvmkit profiler: lock: 5 samples weighing 1500000000 ns (1.500 s)\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("jvmkit profiler: lock: parking not sampled: park: no table\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("jvmkit profiler: wrote collapsed output (97 samples) to /t/p.alloc.collapsed\n"
+                      "jvmkit profiler: wrote collapsed output (5 samples) to /t/p.lock.collapsed\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(Report, SaysHowManySamplesNeededARecoveryOnlyWhenAnyDid) {
   ReportInput in;
   in.output = "wrote";
