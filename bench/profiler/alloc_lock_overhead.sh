@@ -8,7 +8,7 @@
 # alike; ratios are taken between medians (and minima) of the same invocation.
 #
 # Usage: bench/profiler/alloc_lock_overhead.sh [BUILD_DIR] [REPETITIONS] [ROUNDS_ALLOC] [ROUNDS_LOCK]
-#   defaults: build/prof, 7 repetitions, 2000 alloc rounds, 1500 lock rounds (about 3 s each on
+#   defaults: build/prof, 7 repetitions, 15000 alloc rounds, 10000 lock rounds (about 3 s each on
 #   JDK 17 here).
 #   ASYNC_PROFILER: path of async-profiler's libasyncProfiler.so (built outside this project, e.g.
 #   from its v4.5 tag with `make`); without it those configurations are skipped and say so.
@@ -18,8 +18,8 @@ cd "$(dirname "$0")/../.."
 . bench/profiler/stats.sh
 build=${1:-build/prof}
 reps=${2:-7}
-rounds_alloc=${3:-2000}
-rounds_lock=${4:-1500}
+rounds_alloc=${3:-15000}
+rounds_lock=${4:-10000}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 agent="$build/src/profiler/libjvmkit_prof.so"
 classes="$build/classes/java_test_profiler"
@@ -48,7 +48,8 @@ run() {  # run JDK WORKLOAD ROUNDS CONFIG -> "elapsed_ns cpu_ns"
   esac
   "$java" "${agent_args[@]}" -cp "$classes" jvmkit.test.profiler.AllocLockWorkload "$mode" "$rounds" \
     >"$out/line" 2>"$out/report.$config"
-  awk '{print $2, $4}' "$out/line"
+  # Only the workload's line: the JVM's log and async-profiler's messages go to stdout too.
+  awk '$1 == "elapsed_ns" {print $2, $4}' "$out/line"
 }
 
 echo "# jvmkit allocation and lock profiling overhead: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -73,18 +74,7 @@ for jdk in "${jdks[@]}"; do
     # jvmkit's own account of its last run: what it sampled and dropped.
     notes+=("$version, $mode, last jvmkit run: $(grep -E 'samples|dropped' "$out/report.jvmkit-$mode" |
       sed 's/^jvmkit profiler: //' | head -4 | tr '\n' ';')")
-    base_med=$(cut -d' ' -f1 "$out/none" | median)
-    base_min=$(cut -d' ' -f1 "$out/none" | minimum)
-    base_cpu=$(cut -d' ' -f2 "$out/none" | median)
-    for config in "${configs[@]}"; do
-      med=$(cut -d' ' -f1 "$out/$config" | median)
-      min=$(cut -d' ' -f1 "$out/$config" | minimum)
-      cpu=$(cut -d' ' -f2 "$out/$config" | median)
-      awk -v jdk="$version" -v w="$mode" -v c="$config" -v med="$med" -v min="$min" -v cpu="$cpu" -v bm="$base_med" \
-          -v bmin="$base_min" -v bc="$base_cpu" 'BEGIN {
-        printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", jdk, w, c, med / 1e9, min / 1e9,
-               cpu / 1e9, med / bm, min / bmin, cpu / bc }'
-    done
+    for config in "${configs[@]}"; do ratio_row "$version" "$mode" "$config" "$out/$config" "$out/none"; done
   done
 done
 echo

@@ -89,18 +89,7 @@ for jdk in "${jdks[@]}"; do
   # re-runs AsyncGetCallTrace in the handler).
   notes+=("$version, last 1 ms run: $(grep -E 'samples requested|stack-walk recovery' "$out/report.1ms" |
     sed 's/^jvmkit profiler: //' | tr '\n' ';')")
-  base_med=$(cut -d' ' -f1 "$out/none" | median)
-  base_min=$(cut -d' ' -f1 "$out/none" | minimum)
-  base_cpu=$(cut -d' ' -f2 "$out/none" | median)
-  for config in "${configs[@]}"; do
-    med=$(cut -d' ' -f1 "$out/$config" | median)
-    min=$(cut -d' ' -f1 "$out/$config" | minimum)
-    cpu=$(cut -d' ' -f2 "$out/$config" | median)
-    awk -v jdk="$version" -v r="$rounds" -v c="$config" -v med="$med" -v min="$min" -v cpu="$cpu" -v bm="$base_med" \
-        -v bmin="$base_min" -v bc="$base_cpu" 'BEGIN {
-      printf "| %s | %d | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", jdk, r, c, med / 1e9, min / 1e9, cpu / 1e9,
-             med / bm, min / bmin, cpu / bc }'
-  done
+  for config in "${configs[@]}"; do ratio_row "$version" "$rounds" "$config" "$out/$config" "$out/none"; done
 done
 echo
 for note in "${notes[@]}"; do echo "- $note"; done
