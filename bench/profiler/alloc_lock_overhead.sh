@@ -3,7 +3,9 @@
 # jvmkit.test.profiler.AllocLockWorkload ("alloc": allocation-heavy; "lock": locks that are never
 # contended), without a profiler, with jvmkit (event=alloc at the default 512 KiB interval;
 # event=lock at the default 10 us threshold) and, where it is installed, with async-profiler in
-# the same modes (alloc=512k; lock=10us), all started with the JVM (-agentpath). The configurations
+# the same modes (alloc=512k; lock=10us), all started with the JVM (-agentpath); and both profilers
+# with allocation samples every 64 KiB, 8 times as many, where the cost of a sample stands out of
+# the run-to-run noise. Every JVM runs with a fixed 1 GiB heap. The configurations
 # run interleaved, in a random order in every repetition, so that load from elsewhere hits them
 # alike; ratios are taken between medians (and minima) of the same invocation.
 #
@@ -34,6 +36,11 @@ configs_for() {  # WORKLOAD -> its configurations
   local mode=$1
   echo none "jvmkit-$mode"
   [ -n "$ap" ] && echo "async-profiler-$mode"
+  # Allocation samples 8 times as often: the cost of one sample, above the run-to-run noise.
+  if [ "$mode" = alloc ]; then
+    echo jvmkit-alloc-64k
+    [ -n "$ap" ] && echo async-profiler-alloc-64k
+  fi
   true
 }
 
@@ -42,11 +49,14 @@ run() {  # run JDK WORKLOAD ROUNDS CONFIG -> "elapsed_ns cpu_ns"
   case "$config" in
     none) ;;
     jvmkit-alloc) agent_args=("-agentpath:$agent=event=alloc,file=$out/p.collapsed") ;;
+    jvmkit-alloc-64k) agent_args=("-agentpath:$agent=event=alloc,alloc=64k,file=$out/p.collapsed") ;;
+    async-profiler-alloc-64k) agent_args=("-agentpath:$ap=start,event=alloc,alloc=64k,collapsed,file=$out/ap.collapsed") ;;
     jvmkit-lock) agent_args=("-agentpath:$agent=event=lock,file=$out/p.collapsed") ;;
     async-profiler-alloc) agent_args=("-agentpath:$ap=start,event=alloc,alloc=512k,collapsed,file=$out/ap.collapsed") ;;
     async-profiler-lock) agent_args=("-agentpath:$ap=start,event=lock,lock=10us,collapsed,file=$out/ap.collapsed") ;;
   esac
-  "$java" "${agent_args[@]}" -cp "$classes" jvmkit.test.profiler.AllocLockWorkload "$mode" "$rounds" \
+  # A fixed heap: the JVM's own heap sizing varies the GC work from run to run.
+  "$java" -Xms1g -Xmx1g "${agent_args[@]}" -cp "$classes" jvmkit.test.profiler.AllocLockWorkload "$mode" "$rounds" \
     >"$out/line" 2>"$out/report.$config"
   # Only the workload's line: the JVM's log and async-profiler's messages go to stdout too.
   awk '$1 == "elapsed_ns" {print $2, $4}' "$out/line"
