@@ -5,7 +5,9 @@
 # event=lock at the default 10 us threshold) and, where it is installed, with async-profiler in
 # the same modes (alloc=512k; lock=10us), all started with the JVM (-agentpath); and both profilers
 # with allocation samples every 64 KiB, 8 times as many, where the cost of a sample stands out of
-# the run-to-run noise. Every JVM runs with a fixed 1 GiB heap. The configurations
+# the run-to-run noise; and an agent that only turns HotSpot's heap sampler on, with a callback that
+# does nothing (heap_sampler_floor.c): the floor of every such profiler. Every JVM runs with a
+# fixed 1 GiB heap. The configurations
 # run interleaved, in a random order in every repetition, so that load from elsewhere hits them
 # alike; ratios are taken between medians (and minima) of the same invocation.
 #
@@ -14,7 +16,7 @@
 #   JDK 17 here).
 #   ASYNC_PROFILER: path of async-profiler's libasyncProfiler.so (built outside this project, e.g.
 #   from its v4.5 tag with `make`); without it those configurations are skipped and say so.
-# Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler
+# Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler bench_heap_sampler_floor
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . bench/profiler/stats.sh
@@ -25,7 +27,9 @@ rounds_lock=${4:-10000}
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
 agent="$build/src/profiler/libjvmkit_prof.so"
 classes="$build/classes/java_test_profiler"
-[ -f "$agent" ] && [ -d "$classes" ] || { echo "build first: cmake --build $build --target jvmkit_prof java_test_profiler"; exit 1; }
+floor="$build/bench/profiler/libheap_sampler_floor.so"
+[ -f "$agent" ] && [ -d "$classes" ] && [ -f "$floor" ] ||
+  { echo "build first: cmake --build $build --target jvmkit_prof java_test_profiler bench_heap_sampler_floor"; exit 1; }
 ap=${ASYNC_PROFILER:-}
 [ -n "$ap" ] && [ ! -f "$ap" ] && { echo "ASYNC_PROFILER=$ap: no such file"; exit 1; }
 jdks=(/usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64)
@@ -36,6 +40,8 @@ configs_for() {  # WORKLOAD -> its configurations
   local mode=$1
   echo none "jvmkit-$mode"
   [ -n "$ap" ] && echo "async-profiler-$mode"
+  # HotSpot's heap sampler on, with a callback that does nothing: what every such profiler pays.
+  [ "$mode" = alloc ] && echo heap-sampler-only
   # Allocation samples 8 times as often: the cost of one sample, above the run-to-run noise.
   if [ "$mode" = alloc ]; then
     echo jvmkit-alloc-64k
@@ -49,6 +55,7 @@ run() {  # run JDK WORKLOAD ROUNDS CONFIG -> "elapsed_ns cpu_ns"
   case "$config" in
     none) ;;
     jvmkit-alloc) agent_args=("-agentpath:$agent=event=alloc,file=$out/p.collapsed") ;;
+    heap-sampler-only) agent_args=("-agentpath:$floor=524288") ;;
     jvmkit-alloc-64k) agent_args=("-agentpath:$agent=event=alloc,alloc=64k,file=$out/p.collapsed") ;;
     async-profiler-alloc-64k) agent_args=("-agentpath:$ap=start,event=alloc,alloc=64k,collapsed,file=$out/ap.collapsed") ;;
     jvmkit-lock) agent_args=("-agentpath:$agent=event=lock,file=$out/p.collapsed") ;;
