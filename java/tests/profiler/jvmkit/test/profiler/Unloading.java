@@ -6,7 +6,7 @@ import java.lang.reflect.Method;
 
 /**
  * Classes that are unloaded soon after they ran: each round defines {@link Unloadable} in a fresh
- * class loader, runs its spin method for ~20 ms, and drops the loader; a GC every few rounds
+ * class loader, runs its spin method for ~50 ms, and drops the loader; a GC every few rounds
  * unloads them. Their methods must appear under their real names: the profiler resolves names
  * while the stack-walk library keeps the class pinned, not when it writes the output.
  * Usage: Unloading SECONDS TRUTH_FILE
@@ -56,6 +56,6 @@ public final class Unloading {
       }
     };
     Method spin = loader.loadClass("jvmkit.test.profiler.Unloadable").getMethod("spin", long.class);
-    sink += (Long) spin.invoke(null, 20L);
+    sink += (Long) spin.invoke(null, 50L);
   }
 }
