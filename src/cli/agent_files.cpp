@@ -180,6 +180,11 @@ Error TargetTmp::move_out(const std::string& name, const std::string& destinatio
 
 void TargetTmp::remove(const std::string& name) const { unlinkat(fd_.get(), name.c_str(), 0); }
 
+bool TargetTmp::has_file(const std::string& name) const {
+  struct stat st {};
+  return fstatat(fd_.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
 Error TargetTmp::place_agent(const std::string& agent, uid_t uid, gid_t gid, std::string_view version,
                              std::string* jvm_path) const {
   std::string bytes;

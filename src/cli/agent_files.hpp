@@ -68,6 +68,9 @@ class TargetTmp {
   // Removes the file NAME if it is there.
   void remove(const std::string& name) const;
 
+  // Whether a regular file NAME is there (a symbolic link is not followed, and is not one).
+  bool has_file(const std::string& name) const;
+
   // Puts the agent library (its bytes: AGENT) at /tmp/jvmkit-VERSION/libjvmkit_prof.so for a JVM
   // that cannot load this tool's own copy: the folder owned by UID, mode 0755, the file 0644. An
   // identical file there is used as it is; a different one is replaced (by renaming a new file over

@@ -18,6 +18,8 @@
 #include "cli/usage.hpp"
 #include "hotspot/attach.hpp"
 #include "profiler/answer_code.hpp"
+#include "profiler/event_spec.hpp"
+#include "profiler/writers.hpp"
 
 namespace jvmkit::cli {
 
@@ -124,13 +126,53 @@ Output plan_output(const Target& t, const CommandLine& cl) {
   return out;
 }
 
-// After the agent wrote OUT: moves it where the user wants it and says where it is.
-int deliver(const Target& t, const Output& out, const char* what) {
-  if (!out.tmp_name.empty()) {
-    if (Error e = t.tmp.move_out(out.tmp_name, out.final_path)) return fail(e);
+// The clock of file times, read before a command that makes the JVM write: a file of ours older
+// than that (less a slack for file systems that keep coarse times) is an earlier run's.
+int64_t file_clock_ns() { return clock_ns(CLOCK_REALTIME_COARSE) - 2'000'000'000; }
+
+// One file the agent wrote, and where the user gets it.
+struct DeliveredFile {
+  std::string from;  // its name in the JVM's /tmp when the target copies, else its path
+  std::string to;
+};
+
+// What the agent wrote for OUT since SINCE_NS (file_clock_ns): OUT's file, or the files of a
+// collapsed profile of several events, one per event ("out.cpu.collapsed", ...). Empty: none.
+std::vector<DeliveredFile> files_written(const Target& t, const Output& out, int64_t since_ns) {
+  auto there = [&](const std::string& from) {
+    if (!out.tmp_name.empty()) return t.tmp.has_file(from);  // a fresh name: no earlier run's file
+    struct stat st {};
+    return stat(from.c_str(), &st) == 0 &&
+           static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec >= since_ns;
+  };
+  const std::string& base = out.tmp_name.empty() ? out.final_path : out.tmp_name;
+  if (there(base)) return {{base, out.final_path}};
+  std::vector<DeliveredFile> files;
+  for (const prof::EventSpec& event : prof::all_events()) {
+    const std::string from = prof::event_file_name(base, event.name);
+    if (there(from)) files.push_back({from, prof::event_file_name(out.final_path, event.name)});
   }
-  std::fprintf(stderr, "jvmkit: %s written to %s%s\n", what, out.final_path.c_str(),
-               out.in_jvm_fs ? " (in the JVM's file system)" : "");
+  return files;
+}
+
+// After the agent wrote OUT (since SINCE_NS): moves its files where the user wants them and says
+// where they are. 1 when there is none.
+int deliver(const Target& t, const Output& out, const char* what, int64_t since_ns) {
+  if (out.in_jvm_fs) {
+    std::fprintf(stderr, "jvmkit: %s written to %s (in the JVM's file system)\n", what, out.final_path.c_str());
+    return 0;
+  }
+  const std::vector<DeliveredFile> files = files_written(t, out, since_ns);
+  if (files.empty()) {
+    std::fprintf(stderr, "jvmkit: the JVM wrote no profile to %s\n", out.final_path.c_str());
+    return 1;
+  }
+  for (const DeliveredFile& file : files) {
+    if (!out.tmp_name.empty()) {
+      if (Error e = t.tmp.move_out(file.from, file.to)) return fail(e);
+    }
+    std::fprintf(stderr, "jvmkit: %s written to %s\n", what, file.to.c_str());
+  }
   return 0;
 }
 
@@ -173,21 +215,12 @@ void say_continuous(pid_t pid, const std::string& pattern) {
 }
 
 // The JVM exited while `profile` waited: the agent wrote the profile at its exit, to the file
-// given at start. Returns the exit status.
-int target_exited(const Target& t, const Output& out, int64_t started_wall_ns) {
+// given at start (since SINCE_NS). Returns the exit status.
+int target_exited(const Target& t, const Output& out, int64_t since_ns) {
   std::fprintf(stderr, "jvmkit: the JVM (pid %d) exited while it was being profiled\n", t.attach.pid);
   if (out.in_jvm_fs) return 1;
-  if (out.tmp_name.empty()) {
-    struct stat st {};
-    const bool fresh = stat(out.final_path.c_str(), &st) == 0 &&
-                       static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec >= started_wall_ns;
-    if (!fresh) {
-      std::fprintf(stderr, "jvmkit: it wrote no profile to %s\n", out.final_path.c_str());
-      return 1;
-    }
-  }
   // Our descriptor of its /tmp still reaches a file there, even when that /tmp was the JVM's own.
-  return deliver(t, out, "profile (at the JVM's exit)");
+  return deliver(t, out, "profile (at the JVM's exit)", since_ns);
 }
 
 int profile(const CommandLine& cl, const std::string& agent) {
@@ -209,7 +242,7 @@ int profile(const CommandLine& cl, const std::string& agent) {
   } else {
     out = plan_output(t, cl);
   }
-  const int64_t started_wall_ns = clock_ns(CLOCK_REALTIME);
+  const int64_t started_ns = file_clock_ns();
   Answer answer;
   if (Error e = send(t, "start", start_options(cl, out.for_agent), &answer)) return fail(e);
   if (int status = report(answer, "start", false)) return status;
@@ -220,7 +253,7 @@ int profile(const CommandLine& cl, const std::string& agent) {
   std::fprintf(stderr, "jvmkit: profiling pid %d for %s (Ctrl-C stops earlier)\n", cl.pid,
                seconds_text(cl.duration_ns).c_str());
   const WaitEnd end = wait_for(cl.duration_ns, cl.pid, signals);
-  if (end == WaitEnd::kTargetExited) return target_exited(t, out, started_wall_ns);
+  if (end == WaitEnd::kTargetExited) return target_exited(t, out, started_ns);
   std::vector<AgentOption> stop_options;
   if (!cl.loop()) stop_options = {{"file", out.for_agent}, {"format", output_format(cl)}};
   if (Error e = send(t, "stop", stop_options, &answer)) return fail(e);
@@ -228,7 +261,7 @@ int profile(const CommandLine& cl, const std::string& agent) {
     if (!out.tmp_name.empty()) t.tmp.remove(out.tmp_name);
     return status;
   }
-  return deliver(t, out, cl.loop() ? "window files" : "profile");
+  return deliver(t, out, cl.loop() ? "window files" : "profile", started_ns);
 }
 
 int start(const CommandLine& cl, const std::string& agent) {
@@ -252,6 +285,7 @@ int write_profile(const CommandLine& cl, const std::string& agent, const char* a
   Target t;
   if (Error e = open_target(cl.pid, agent, &t)) return fail(e);
   const Output out = plan_output(t, cl);
+  const int64_t sent_ns = file_clock_ns();
   Answer answer;
   Error e = send(t, action, {{"file", out.for_agent}, {"format", output_format(cl)}}, &answer);
   if (e || answer.code != 0) {
@@ -259,7 +293,7 @@ int write_profile(const CommandLine& cl, const std::string& agent, const char* a
     return e ? fail(e) : report(answer, action, false);
   }
   report(answer, action, false);
-  return deliver(t, out, "profile");
+  return deliver(t, out, "profile", sent_ns);
 }
 
 int status(const CommandLine& cl, const std::string& agent) {

@@ -4,6 +4,7 @@
 #   (CLASSES: java/tests/cli's, jvmkit.test.cli.ProfileTarget; OTHER_VERSION_AGENT: a stand-in
 #   for an agent of another version)
 #   - profile -d: a profile that names the hot method, at the path asked for, and where it is said;
+#     several events (-e cpu,alloc): a file per event, each one said (an earlier file is not);
 #     the default output (profile.html in the tool's working directory); Ctrl-C ends the wait early
 #     and the profile is still written; a JVM that exits during the wait writes it at its exit;
 #   - status while not running and while running; start, dump, stop, start again, stop: a new
@@ -54,6 +55,13 @@ check "status: not running" said status_idle "not running"
 run profile 0 profile -d 3 -o "$work/p.collapsed" "$plain"
 check "profile -d 3: the profile names $hot" hot_in "$work/p.collapsed"
 check "profile: says where the profile is" said profile "written to $work/p.collapsed"
+touch -d '1 hour ago' "$work/multi.collapsed"  # an earlier run's, not to be named as this one's
+run multi 0 profile -d 1 -e cpu,alloc -o "$work/multi.collapsed" "$plain"
+for e in cpu alloc; do
+  check "profile -e cpu,alloc: $e in multi.$e.collapsed, and said" \
+    bash -c "test -f '$work/multi.$e.collapsed' && grep -q 'written to $work/multi.$e.collapsed' '$work/multi.log'"
+done
+check "profile -e cpu,alloc: the earlier multi.collapsed is not named" bash -c "! grep -q 'multi.collapsed' '$work/multi.log'"
 (cd "$work" && "$tool" profile -d 1 "$plain") >"$work/default.log" 2>&1
 check "profile without -o: profile.html in the working directory" grep -qi "<html" "$work/profile.html"
 start_s=$(date +%s)
@@ -162,6 +170,12 @@ if can_start_other_user; then
   check "another user's JVM: the profile names $hot" hot_in "$work/user.collapsed"
   check "another user's JVM: the file is ours" test "$(stat -c %u "$work/user.collapsed" 2>/dev/null)" = "$(id -u)"
   check "the agent copy it loaded" test -f "/tmp/jvmkit-$version/libjvmkit_prof.so"
+  run other_user_multi 0 profile -d 1 -e cpu,alloc -o "$work/user-multi.collapsed" "$pid"
+  for e in cpu alloc; do
+    check "another user's JVM, -e cpu,alloc: user-multi.$e.collapsed is ours, and said" \
+      bash -c "test \"\$(stat -c %u '$work/user-multi.$e.collapsed' 2>/dev/null)\" = $(id -u) &&
+               grep -q 'written to $work/user-multi.$e.collapsed' '$work/other_user_multi.log'"
+  done
   run other_user_status 0 status "$pid"
   check "another user's JVM: status" said other_user_status "not running"
 else
