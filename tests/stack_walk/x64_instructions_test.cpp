@@ -68,17 +68,36 @@ TEST(X64Instructions, EpiloguePopAndReturnPoll) {
   EXPECT_FALSE(after_epilogue(other.range(), other.at(5)));
 }
 
-TEST(X64Instructions, StartsWithFrameOnlyForStubsThatMakeOne) {
+TEST(X64Instructions, FrameMadeAtOnlyForStubsThatMakeOne) {
   // HotSpot's enter() (push rbp; mov rbp, rsp: 55 48 8B EC), the other mov encoding, and after
   // endbr64; a stub that pushes other registers first makes no rbp frame.
   Code enter{0x55, 0x48, 0x8B, 0xEC, 0x90, 0x90, 0x90, 0x90};
   Code other_mov{0x55, 0x48, 0x89, 0xE5, 0x90, 0x90, 0x90, 0x90};
   Code endbr{0xF3, 0x0F, 0x1E, 0xFA, 0x55, 0x48, 0x8B, 0xEC, 0x90};
   Code no_frame{0x57, 0x56, 0x51, 0x50, 0x90, 0x90, 0x90, 0x90};  // push rdi, rsi, rcx, rax
-  EXPECT_TRUE(starts_with_frame(enter.range()));
-  EXPECT_TRUE(starts_with_frame(other_mov.range()));
-  EXPECT_TRUE(starts_with_frame(endbr.range()));
-  EXPECT_FALSE(starts_with_frame(no_frame.range()));
+  EXPECT_EQ(frame_made_at(enter.range()), 4u);
+  EXPECT_EQ(frame_made_at(other_mov.range()), 4u);
+  EXPECT_EQ(frame_made_at(endbr.range()), 8u);
+  EXPECT_EQ(frame_made_at(no_frame.range()), 0u);
+}
+
+TEST(X64Instructions, FrameMadeAtAfterRegisterMoves) {
+  // The fill stubs (Arrays.fill; C2 calls them where the CPU has AVX-512) keep the count in r11
+  // before enter(): mov r11, rdx (4C 8B DA); the 89 encoding of a move (mov rcx, rax: 48 89 C1).
+  Code fill{0x4C, 0x8B, 0xDA, 0x55, 0x48, 0x8B, 0xEC, 0x49, 0x81, 0xFB};
+  Code mov89{0x48, 0x89, 0xC1, 0x4C, 0x8B, 0xDA, 0x55, 0x48, 0x89, 0xE5, 0x90};
+  EXPECT_EQ(frame_made_at(fill.range()), 7u);
+  EXPECT_EQ(frame_made_at(mov89.range()), 10u);
+  // A move into rbp or rsp, a load from memory (mod != 11), or an enter cut off by the range's
+  // end: no frame.
+  Code into_rbp{0x48, 0x8B, 0xEC, 0x55, 0x48, 0x8B, 0xEC, 0x90};     // mov rbp, rsp first
+  Code into_rsp_89{0x48, 0x89, 0xC4, 0x55, 0x48, 0x8B, 0xEC, 0x90};  // mov rsp, rax
+  Code load{0x4C, 0x8B, 0x1A, 0x55, 0x48, 0x8B, 0xEC, 0x90};         // mov r11, [rdx]
+  Code cut{0x4C, 0x8B, 0xDA, 0x55, 0x48, 0x8B};
+  EXPECT_EQ(frame_made_at(into_rbp.range()), 0u);
+  EXPECT_EQ(frame_made_at(into_rsp_89.range()), 0u);
+  EXPECT_EQ(frame_made_at(load.range()), 0u);
+  EXPECT_EQ(frame_made_at(cut.range()), 0u);
 }
 
 }  // namespace

@@ -46,13 +46,32 @@ JVMKIT_SIGNAL_SAFE inline bool decode_sub_rsp(const uint8_t* p, size_t available
   return true;
 }
 
-// True when the code of RANGE begins by making an rbp frame: "push rbp; mov rbp, rsp" (either
-// encoding of the mov), optionally after "endbr64".
-JVMKIT_SIGNAL_SAFE inline bool starts_with_frame(const CodeRange& range) noexcept {
-  if (range.end - range.start < 8) return false;
-  const auto* p = reinterpret_cast<const uint8_t*>(range.start);
-  if (p[0] == 0xF3 && p[1] == 0x0F && p[2] == 0x1E && p[3] == 0xFA) p += 4;  // endbr64
-  return p[0] == 0x55 && p[1] == 0x48 && ((p[2] == 0x89 && p[3] == 0xE5) || (p[2] == 0x8B && p[3] == 0xEC));
+// Register-to-register "mov r64, r64" (REX.W 8B /r or 89 /r, mod 11) at P that writes neither
+// rsp nor rbp: moves a stub may make before its frame (the fill stubs keep the count in r11).
+JVMKIT_SIGNAL_SAFE inline bool is_plain_register_move(const uint8_t* p) noexcept {
+  if ((p[0] & 0xF8) != 0x48 || (p[1] != 0x8B && p[1] != 0x89) || (p[2] & 0xC0) != 0xC0) return false;
+  // 8B: the destination is the reg field (REX.R extends it); 89: the r/m field (REX.B).
+  const unsigned destination = p[1] == 0x8B ? ((p[2] >> 3) & 7) | ((p[0] & 4) << 1) : (p[2] & 7) | ((p[0] & 1) << 3);
+  return destination != 4 && destination != 5;
+}
+
+// Where the code of RANGE has made its rbp frame, as an offset from its start, when it begins by
+// making one: "push rbp; mov rbp, rsp" (either encoding of the mov), optionally after "endbr64"
+// and a few register moves that touch neither rsp nor rbp. 0 when it does not: from that offset
+// on, [rbp + 8] is the return address to its caller (until "leave" or "pop rbp").
+JVMKIT_SIGNAL_SAFE inline uintptr_t frame_made_at(const CodeRange& range) noexcept {
+  constexpr int kMaxMovesBefore = 3;
+  const auto* begin = reinterpret_cast<const uint8_t*>(range.start);
+  const auto* p = begin;
+  const size_t size = range.end - range.start;
+  if (size >= 4 && p[0] == 0xF3 && p[1] == 0x0F && p[2] == 0x1E && p[3] == 0xFA) p += 4;  // endbr64
+  for (int moves = 0;
+       moves < kMaxMovesBefore && static_cast<size_t>(p - begin) + 3 <= size && is_plain_register_move(p); moves++) {
+    p += 3;
+  }
+  if (static_cast<size_t>(p - begin) + 4 > size) return 0;
+  const bool enter = p[0] == 0x55 && p[1] == 0x48 && ((p[2] == 0x89 && p[3] == 0xE5) || (p[2] == 0x8B && p[3] == 0xEC));
+  return enter ? static_cast<uintptr_t>(p + 4 - begin) : 0;
 }
 
 // The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC

@@ -229,9 +229,11 @@ JVMKIT_SIGNAL_SAFE int candidates_for(const CodeRange* range, const Regs& cur, b
     if (at_edge) out[n++] = {CandidateKind::kEntry, 0};
     if (after_push) out[n++] = {CandidateKind::kPushed, 0};
     // rbp is this stub's frame only if the stub makes one, first thing ("push rbp; mov rbp, rsp",
-    // HotSpot's enter()). Many stubs keep no frame (C1's runtime stubs, adapters), and rbp still
-    // holds an old value that can point at a stale copy of frames that have returned: a wrong trace.
-    if (starts_with_frame(*range)) out[n++] = {CandidateKind::kFrame, 0};
+    // HotSpot's enter()), and only once it has. Many stubs keep no frame (C1's runtime stubs,
+    // adapters), and rbp still holds an old value that can point at a stale copy of frames that
+    // have returned: a wrong trace.
+    const uintptr_t frame_made = frame_made_at(*range);
+    if (frame_made != 0 && cur.pc >= range->start + frame_made) out[n++] = {CandidateKind::kFrame, 0};
     if (!at_edge) out[n++] = {CandidateKind::kEntry, 0};
   }
   return n;
