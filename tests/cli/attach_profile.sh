@@ -52,8 +52,8 @@ start_jvm "$work/plain.out" "$java" || exit 1
 plain=$pid
 run status_idle 0 status "$plain"
 check "status: not running" said status_idle "not running"
-run profile 0 profile -d 3 -o "$work/p.collapsed" "$plain"
-check "profile -d 3: the profile names $hot" hot_in "$work/p.collapsed"
+run profile 0 profile -d 2 -o "$work/p.collapsed" "$plain"
+check "profile -d 2: the profile names $hot" hot_in "$work/p.collapsed"
 check "profile: says where the profile is" said profile "written to $work/p.collapsed"
 touch -d '1 hour ago' "$work/multi.collapsed"  # an earlier run's, not to be named as this one's
 run multi 0 profile -d 1 -e cpu,alloc -o "$work/multi.collapsed" "$plain"
@@ -67,7 +67,7 @@ check "profile without -o: profile.html in the working directory" grep -qi "<htm
 start_s=$(date +%s)
 "$tool" profile -d 60 -o "$work/int.collapsed" "$plain" >"$work/int.log" 2>&1 &
 tool_pid=$!
-sleep 3
+sleep 2
 kill -INT "$tool_pid"
 wait "$tool_pid"
 rc=$?
