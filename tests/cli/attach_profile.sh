@@ -14,7 +14,7 @@
 #     attach (status 1 and the reason);
 #   - a JVM of another user (root attaching to uid 65534) and one in its own mount and PID
 #     namespaces with its own /tmp: profiled, and the file is ours, at the path we asked for;
-#   - continuous mode: --loop 1s -d 5 writes about five window files named by %t; --loop without -d
+#   - continuous mode: --loop 1s -d 3 writes about three window files named by %t; --loop without -d
 #     returns at once and jvmkit stop ends it;
 #   - a JVM whose agent was loaded at its start (-agentpath: the same library, or a copy of it at
 #     another path, to which the attached copy passes the commands): status, stop, start again;
@@ -104,9 +104,9 @@ check "start again: a new profile ($(samples "$work/stop2.collapsed") samples in
   test "$(samples "$work/stop2.collapsed")" -gt 0 -a "$(samples "$work/stop2.collapsed")" -lt "$(samples "$work/stop1.collapsed")"
 
 echo "== continuous mode"
-run loop 0 profile --loop 1s -d 5 -o "$work/win-%t.collapsed" "$plain"
+run loop 0 profile --loop 1s -d 3 -o "$work/win-%t.collapsed" "$plain"
 windows=$(find "$work" -maxdepth 1 -name 'win-*.collapsed' | wc -l)
-check "--loop 1s -d 5: about five window files ($windows)" test "$windows" -ge 4 -a "$windows" -le 7
+check "--loop 1s -d 3: about three window files ($windows)" test "$windows" -ge 2 -a "$windows" -le 5
 check "window files named by %t (yyyymmdd-hhmmss)" \
   bash -c "ls '$work' | grep '^win-' | grep -qE '^win-[0-9]{8}-[0-9]{6}\.collapsed$'"
 check "the windows name $hot" bash -c "grep -l '$hot' '$work'/win-*.collapsed | grep -q ."
