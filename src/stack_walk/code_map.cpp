@@ -72,10 +72,8 @@ void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
       return;
     }
     const bool push1 = i >= 1 && p[-1] == 0x55;
-    // "mov rbp, rsp" has two encodings: 48 89 E5 and 48 8B EC (HotSpot's enter(), which native
-    // wrappers use).
-    const bool mov_rbp_rsp =
-        i >= 4 && p[-3] == 0x48 && ((p[-2] == 0x89 && p[-1] == 0xE5) || (p[-2] == 0x8B && p[-1] == 0xEC));
+    // Native wrappers use HotSpot's enter(): push rbp; mov rbp, rsp.
+    const bool mov_rbp_rsp = i >= 4 && is_mov_rbp_rsp(p - 3);
     const bool push4 = mov_rbp_rsp && p[-4] == 0x55;
     if (push1 || push4) {
       r->frame_size = n;

@@ -46,6 +46,11 @@ JVMKIT_SIGNAL_SAFE inline bool decode_sub_rsp(const uint8_t* p, size_t available
   return true;
 }
 
+// "mov rbp, rsp" at P, in either encoding: 48 89 E5, or 48 8B EC (HotSpot's enter()).
+JVMKIT_SIGNAL_SAFE inline bool is_mov_rbp_rsp(const uint8_t* p) noexcept {
+  return p[0] == 0x48 && ((p[1] == 0x89 && p[2] == 0xE5) || (p[1] == 0x8B && p[2] == 0xEC));
+}
+
 // Register-to-register "mov r64, r64" (REX.W 8B /r or 89 /r, mod 11) at P that writes neither
 // rsp nor rbp: moves a stub may make before its frame (the fill stubs keep the count in r11).
 JVMKIT_SIGNAL_SAFE inline bool is_plain_register_move(const uint8_t* p) noexcept {
@@ -70,8 +75,7 @@ JVMKIT_SIGNAL_SAFE inline uintptr_t frame_made_at(const CodeRange& range) noexce
     p += 3;
   }
   if (static_cast<size_t>(p - begin) + 4 > size) return 0;
-  const bool enter = p[0] == 0x55 && p[1] == 0x48 && ((p[2] == 0x89 && p[3] == 0xE5) || (p[2] == 0x8B && p[3] == 0xEC));
-  return enter ? static_cast<uintptr_t>(p + 4 - begin) : 0;
+  return p[0] == 0x55 && is_mov_rbp_rsp(p + 1) ? static_cast<uintptr_t>(p + 4 - begin) : 0;
 }
 
 // The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
