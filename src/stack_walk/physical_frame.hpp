@@ -4,6 +4,7 @@
 
 #include <jni.h>
 
+#include "base/signal_safe.hpp"
 #include "stack_walk/code_map.hpp"
 
 namespace jvmkit::walk {
@@ -14,6 +15,11 @@ struct PhysicalFrame {
   jmethodID root;  // kNMethod: the nmethod's method; else nullptr
   CodeKind kind;   // kInterpreter or kNMethod
 };
+
+// The physical frame of code in R (the interpreter or an nmethod).
+JVMKIT_SIGNAL_SAFE inline PhysicalFrame physical_frame_of(const CodeRange& r) noexcept {
+  return PhysicalFrame{r.kind == CodeKind::kNMethod ? r.method : nullptr, r.kind};
+}
 
 constexpr int kMaxPhysicalFrames = 64;
 

@@ -79,13 +79,52 @@ TEST(X64Walk, WalksCompiledAndInterpreterFramesUpToAStub) {
   EXPECT_EQ(out[2].kind, CodeKind::kInterpreter);
 }
 
-TEST(X64Walk, StopsAtAReturnAddressThatFollowsNoCall) {
+// HotSpot deoptimizes a compiled frame by patching the return address into it with its
+// nmethod's deoptimization handler: a return into B that follows no call. B's frame is there but
+// cannot be walked past; it is the last frame written, so that a trace ending above it is known
+// to be cut short.
+TEST(X64Walk, ACallerReachedByAReturnThatFollowsNoCallIsTheLastFrame) {
   FakeCode code;
   FakeStack stack(code);
-  stack.words[4] = code.at(128 + 90);  // inside B, but no call before it: a stale value
+  stack.words[4] = code.at(128 + 90);  // inside B, no call before it
   const CodeSnapshot snapshot = code.snapshot();
   PhysicalFrame out[8];
-  EXPECT_EQ(walk_physical(snapshot, Regs{code.at(60), stack.addr(0), 0}, stack.top(), out, 8), 1);
+  ASSERT_EQ(walk_physical(snapshot, Regs{code.at(60), stack.addr(0), 0}, stack.top(), out, 8), 2);
+  EXPECT_EQ(out[0].root, M(1));
+  EXPECT_EQ(out[1].kind, CodeKind::kNMethod);
+  EXPECT_EQ(out[1].root, M(2));
+  // With room for one frame only, that frame is A.
+  EXPECT_EQ(walk_physical(snapshot, Regs{code.at(60), stack.addr(0), 0}, stack.top(), out, 1), 1);
+}
+
+TEST(X64Walk, JavaCallerStepsSayWhyTheWalkEnds) {
+  FakeCode code;
+  FakeStack stack(code);
+  const CodeSnapshot snapshot = code.snapshot();
+  const StackBounds bounds{stack.addr(0), stack.top()};
+  const Regs a{code.at(60), stack.addr(0), 0};
+  Regs caller{};
+  const CodeRange* caller_range = nullptr;
+  EXPECT_EQ(java_caller(snapshot, bounds, code.range(0), a, &caller, &caller_range), CallerStep::kCaller);
+  EXPECT_EQ(caller_range->method, M(2));
+  EXPECT_EQ(caller.sp, stack.addr(5));
+  // Into the stub that entered Java: the Java frames end here.
+  const Regs interpreted{code.at(256 + 10), stack.addr(9), stack.addr(20)};
+  EXPECT_EQ(java_caller(snapshot, bounds, code.range(2), interpreted, &caller, &caller_range), CallerStep::kEnd);
+  // Into code nobody reported: the end, too.
+  stack.words[4] = code.at(512) + 4096;
+  EXPECT_EQ(java_caller(snapshot, bounds, code.range(0), a, &caller, &caller_range), CallerStep::kEnd);
+  // Into compiled code after no call (a frame being deoptimized): a caller that is there.
+  stack.words[4] = code.at(128 + 90);
+  caller_range = nullptr;
+  EXPECT_EQ(java_caller(snapshot, bounds, code.range(0), a, &caller, &caller_range), CallerStep::kCallerUnknown);
+  EXPECT_EQ(caller_range->method, M(2));
+  // B returns into the interpreter, but the caller's SP lies beyond the readable part of the stack.
+  const Regs b{code.at(128 + 40), stack.addr(5), 0};
+  EXPECT_EQ(java_caller(snapshot, bounds, code.range(1), b, &caller, &caller_range), CallerStep::kCaller);
+  EXPECT_EQ(java_caller(snapshot, StackBounds{stack.addr(0), stack.addr(9)}, code.range(1), b, &caller, &caller_range),
+            CallerStep::kCallerUnknown);
+  EXPECT_EQ(caller_range->kind, CodeKind::kInterpreter);
 }
 
 TEST(X64Walk, NeverReadsAboveTheStackTop) {

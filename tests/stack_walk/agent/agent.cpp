@@ -48,16 +48,31 @@ bool same_capabilities(const char* when) {
 // The bias and depth tests' second sampler: a Java agent thread asking every 5 ms for a biased trace
 // of the first tracked thread named biased_target (hot- by default).
 std::atomic<bool> g_biased_running{false};
+std::atomic<int64_t> g_deoptimizations{0};
+void JNICALL on_single_step(jvmtiEnv*, JNIEnv*, jthread, jmethodID, jlocation) {}
 std::atomic<bool> g_biased_done{false};
+// With deoptimize_ms=N it also deoptimizes the target's compiled frames every N ms: enabling
+// single-step events for a thread makes HotSpot deoptimize every compiled frame on its stack (the
+// return address into each is replaced by its nmethod's deoptimization handler until the frame is
+// returned to); they are disabled again at once.
 void JNICALL biased_sampler(jvmtiEnv*, JNIEnv*, void*) {
   int64_t seq = 0;
   const std::string target = option("biased_target", "hot-");
+  const long deoptimize_ms = option_long("deoptimize_ms", 0);
+  int64_t next_deoptimization = 0;
   while (g_biased_running.load()) {
     Tracked* hot = find_tracked_by_name_prefix(target.c_str(), 0);
     if (hot != nullptr && hot->tid.load() != 0) {
       int index = static_cast<int>(hot - g_tracked);
       jthread t = hot->thread;
       RequestStackTrace(g_jvmti, &t, nullptr, checking_callbacks(), make_user_data(index, 1, ++seq));
+      if (deoptimize_ms > 0 && seq >= next_deoptimization) {
+        next_deoptimization = seq + deoptimize_ms / 5;
+        if (g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_SINGLE_STEP, t) == JVMTI_ERROR_NONE) {
+          g_deoptimizations++;
+          g_jvmti->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_SINGLE_STEP, t);
+        }
+      }
     }
     struct timespec ts = {0, 5'000'000};
     nanosleep(&ts, nullptr);
@@ -235,6 +250,16 @@ void final_checks() {
   ok = check_recovery() && ok;
   ok = check_frame_types() && ok;
   if (g_mode == "depth") ok = check_depths() && ok;
+  if (option_long("deoptimize_ms", 0) > 0) {
+    // The walk meets frames being deoptimized: AsyncGetCallTrace stops above them, and the capture
+    // must see that (failure cut_short), not deliver a trace that only looks complete.
+    const int64_t cut = c.failed_by_reason[JVMKIT_FAILURE_CUT_SHORT];
+    std::fprintf(stderr, "DEOPTIMIZED: the target's frames %lld times; failed cut_short %lld\n",
+                 (long long)g_deoptimizations.load(), (long long)cut);
+    if (g_deoptimizations.load() < 5) violation("deoptimized only %lld times", (long long)g_deoptimizations.load());
+    if (cut < option_long("min_cut_short", 0))
+      violation("%lld traces failed cut_short (want >= %ld)", (long long)cut, option_long("min_cut_short", 0));
+  }
   if (!option("expect_top", "").empty()) {
     ok = check_expected_tops(option_long("min_top_permille", 950), option_long("min_top_samples", 300)) && ok;
   }
@@ -347,6 +372,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   jvmtiEventCallbacks cb;
   std::memset(&cb, 0, sizeof(cb));
   if (g_mode == "at_call") add_at_call_events(&caps, &cb);
+  if (option_long("deoptimize_ms", 0) > 0) {
+    caps.can_generate_single_step_events = 1;
+    cb.SingleStep = on_single_step;
+  }
   g_jvmti->AddCapabilities(&caps);
   cb.VMInit = on_vm_init;
   cb.VMDeath = on_vm_death;

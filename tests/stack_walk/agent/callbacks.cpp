@@ -64,11 +64,25 @@ int mark_of(jmethodID method) {
   int mark = kOtherMethod;
   char* name = nullptr;
   if (g_jvmti->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
-    mark = g_depth_method == name ? kDepthMethod : g_root_method == name ? kRootMethod : kOtherMethod;
+    // depth_method may name several methods, separated by '/': a trace with any of them is checked.
+    const std::string wrapped = "/" + g_depth_method + "/";
+    const bool depth = wrapped.find("/" + std::string(name) + "/") != std::string::npos;
+    mark = depth ? kDepthMethod : g_root_method == name ? kRootMethod : kOtherMethod;
     g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
   }
   g_method_marks.emplace(method, mark);
   return mark;
+}
+
+// One line of the open trace's text, printed with a violation or a missing method.
+void append_frame_line(jmethodID method, jvmtiFrameType type, jlocation location) {
+  char* name = nullptr;
+  if (g_jvmti->GetMethodName(method, &name, nullptr, nullptr) != JVMTI_ERROR_NONE) return;
+  char line[160];
+  std::snprintf(line, sizeof(line), "    #%lld %s type %d bci %lld\n", (long long)g_frames_in_open, name, (int)type,
+                (long long)location);
+  g_open_text += line;
+  g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
 }
 
 void depth_violation(const char* what, void* ud) {
@@ -76,6 +90,7 @@ void depth_violation(const char* what, void* ud) {
     violation("%s trace %p of %lld frames (limit %ld, truncated %d, has %s %d, ends in %s %d): %s",
               g_open_biased ? "biased" : "unbiased", ud, (long long)g_frames_in_open, g_depth_limit, g_open_truncated,
               g_depth_method.c_str(), g_open_has_depth, g_root_method.c_str(), g_open_last_is_root, what);
+    std::fprintf(stderr, "%s", g_open_text.c_str());
   }
 }
 
@@ -221,6 +236,7 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
     g_open_has_depth = g_open_has_depth || mark == kDepthMethod;
     g_open_has_root = g_open_has_root || mark == kRootMethod;
     g_open_last_is_root = mark == kRootMethod;
+    if (g_frames_in_open < 6) append_frame_line(method, type, location);
   }
   if (type < JVMTI_FRAME_INTERPRETER || type > JVMTI_FRAME_NATIVE) {
     violation("bad frame type %d", type);
@@ -256,12 +272,7 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
     char* name = nullptr;
     if (g_jvmti->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
       g_has_required = g_require_method == name;
-      if (g_missing_printed < 8 && g_frames_in_open <= 8) {
-        char line[160];
-        std::snprintf(line, sizeof(line), "    #%lld %s type %d bci %lld\n", (long long)g_frames_in_open, name,
-                      (int)type, (long long)location);
-        g_open_text += line;
-      }
+      if (g_missing_printed < 8 && g_frames_in_open <= 8) append_frame_line(method, type, location);
       g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
     } else {
       g_invalid_methods++;
@@ -587,7 +598,8 @@ void set_depth_check(const std::string& depth_method, const std::string& root_me
 }
 
 // Options: expect_complete=D/D/... (complete traces of exactly D frames, at least min_depth_traces
-// unbiased and min_biased_depth_traces biased ones of each), min_truncated (unbiased; biased:
+// unbiased and min_biased_depth_traces biased ones of each), min_complete (unbiased, of any
+// length), min_truncated (unbiased; biased:
 // min_biased_truncated), max_truncated (both streams).
 bool check_depths() {
   int before = violations();
@@ -603,6 +615,10 @@ bool check_depths() {
   if (g_depth_violations.load() != 0) {
     violation("%lld traces broke the depth limit's promises", (long long)g_depth_violations.load());
   }
+  int64_t complete = 0;
+  for (const auto& [frames, count] : g_complete_at[0]) complete += count;
+  if (complete < option_long("min_complete", 0))
+    violation("%lld complete unbiased traces (want >= %ld)", (long long)complete, option_long("min_complete", 0));
   const std::string expected = option("expect_complete", "");
   for (size_t at = 0; at < expected.size();) {
     size_t end = expected.find('/', at);

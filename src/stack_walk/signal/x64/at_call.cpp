@@ -33,57 +33,6 @@ namespace jvmkit::walk {
 
 namespace {
 
-// How far above the anchor the Java caller of a runtime stub is looked for: a stub's frame holds
-// at most the registers it saves (C1's save_live_registers, with the vector registers: 1,136
-// bytes measured with AVX2).
-constexpr uintptr_t kMaxStubFrame = 512 * 8;
-
-JVMKIT_SIGNAL_SAFE bool is_java(const CodeRange* r) noexcept {
-  return r != nullptr && (r->kind == CodeKind::kNMethod || r->kind == CodeKind::kInterpreter);
-}
-
-// True when the instruction just before RET (in compiled code R) is "call rel32" to an address in
-// STUB: the call into the runtime stub the thread is in.
-JVMKIT_SIGNAL_SAFE bool calls_into(const CodeRange& r, uintptr_t ret, const CodeRange& stub) noexcept {
-  if (ret < r.start + 5) return false;
-  const auto* p = reinterpret_cast<const uint8_t*>(ret);
-  if (p[-5] != 0xE8) return false;
-  int32_t rel = 0;
-  std::memcpy(&rel, p - 4, sizeof(rel));
-  const uintptr_t target = ret + static_cast<uintptr_t>(static_cast<intptr_t>(rel));
-  return target >= stub.start && target < stub.end;
-}
-
-// The first Java frame of the stack at the anchor LAST: the anchor's own frame when it is Java
-// code (an interpreter frame, a native wrapper, compiled code that called the VM), else the
-// compiled caller of the runtime stub the anchor lies in (C1 and C2 allocation and locking slow
-// paths), found by its return address: the slot above the anchor that holds an address right
-// after a call into that stub. Returns false when neither is found.
-JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
-                                         uintptr_t stack_top, Regs* out) noexcept {
-  const uintptr_t pc = last.pc != 0 ? last.pc : load_word(last.sp - 8);
-  const CodeRange* r = code.find(pc);
-  if (is_java(r)) {
-    *out = Regs{pc, last.sp, last.fp};
-    return true;
-  }
-  if (r == nullptr || r->kind != CodeKind::kStub || r->vtable_stub) return false;
-  const StackBounds bounds{last.sp, std::min(last.sp + kMaxStubFrame, stack_top)};
-  const auto returns_from_stub = [&](uintptr_t slot) {
-    const uintptr_t ret = load_word(slot);
-    const CodeRange* caller = code.find(ret);
-    if (caller == nullptr || caller->kind != CodeKind::kNMethod || !calls_into(*caller, ret, *r)) return false;
-    *out = Regs{ret, slot + 8, slot >= last.sp + 8 ? load_word(slot - 8) : 0};
-    return true;
-  };
-  // A stub that made an rbp frame (C1's, HotSpot's enter()): the return address is above it.
-  if (last.fp > last.sp && bounds.holds(last.fp + 8) && returns_from_stub(last.fp + 8)) return true;
-  for (uintptr_t slot = last.sp; bounds.holds(slot); slot += 8) {
-    if (returns_from_stub(slot)) return true;
-  }
-  return false;
-}
-
 // x86-64 interpreter frame slots, in words from its rbp (HotSpot's frame_x86.hpp).
 constexpr intptr_t kInterpreterMethodSlot = -3;
 constexpr intptr_t kInterpreterBcpSlot = -8;
@@ -129,10 +78,12 @@ JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uint
     const Regs at = top;
     const CodeRange& range = *r;
     const CallerStep step = java_caller(code, bounds, range, at, &top, &r);
-    if (step == CallerStep::kUnreadable || !append_frames(range, at, bounds, *methods, frames, depth, &n)) {
+    // A caller this walk cannot go past: the frames below it would be missing.
+    if (step == CallerStep::kUnreadable || step == CallerStep::kCallerUnknown ||
+        !append_frames(range, at, bounds, *methods, frames, depth, &n)) {
       return hotspot::asgct::kNotWalkableNotJava;
     }
-    if (p < kMaxPhysicalFrames) physical[p++] = {range.kind == CodeKind::kNMethod ? range.method : nullptr, range.kind};
+    if (p < kMaxPhysicalFrames) physical[p++] = physical_frame_of(range);
     if (step == CallerStep::kEnd) break;
   }
   *physical_count = p;

@@ -16,6 +16,7 @@
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "base/debug_check.hpp"
 #include "base/signal_safe.hpp"
@@ -62,16 +63,66 @@ JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackB
   const uintptr_t ret = load_word(ret_slot);
   // Recursion and loops of calls return into the same code: try the current range first.
   const CodeRange* next = ret >= r.start && ret < r.end ? &r : code.find(ret);
-  // The interpreter pushes its own return address (its return entry) before it jumps to a
-  // callee, so a return into the interpreter does not follow a call instruction.
-  if (next == nullptr || (next->kind != CodeKind::kNMethod && next->kind != CodeKind::kInterpreter) ||
-      (next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp ||
-      !bounds.holds(caller_sp)) {
+  if (next == nullptr || (next->kind != CodeKind::kNMethod && next->kind != CodeKind::kInterpreter)) {
     return CallerStep::kEnd;
   }
-  *caller = Regs{ret, caller_sp, caller_fp};
   *caller_range = next;
+  // The interpreter pushes its own return address (its return entry) before it jumps to a
+  // callee, so a return into the interpreter does not follow a call instruction. A return into
+  // compiled code anywhere else is the deoptimization handler HotSpot patched in.
+  if ((next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp ||
+      !bounds.holds(caller_sp)) {
+    return CallerStep::kCallerUnknown;
+  }
+  *caller = Regs{ret, caller_sp, caller_fp};
   return CallerStep::kCaller;
+}
+
+namespace {
+
+// How far above the anchor the Java caller of a runtime stub is looked for: a stub's frame holds
+// at most the registers it saves (C1's save_live_registers, with the vector registers: 1,136
+// bytes measured with AVX2).
+constexpr uintptr_t kMaxStubFrame = 512 * 8;
+
+// True when the instruction just before RET (in compiled code R) is "call rel32" to an address in
+// STUB: the call into the runtime stub the thread is in.
+JVMKIT_SIGNAL_SAFE bool calls_into(const CodeRange& r, uintptr_t ret, const CodeRange& stub) noexcept {
+  if (ret < r.start + 5) return false;
+  const auto* p = reinterpret_cast<const uint8_t*>(ret);
+  if (p[-5] != 0xE8) return false;
+  int32_t rel = 0;
+  std::memcpy(&rel, p - 4, sizeof(rel));
+  const uintptr_t target = ret + static_cast<uintptr_t>(static_cast<intptr_t>(rel));
+  return target >= stub.start && target < stub.end;
+}
+
+}  // namespace
+
+JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
+                                         uintptr_t stack_top, Regs* out) noexcept {
+  // No pc recorded: HotSpot takes the return address just below the frame, as here.
+  const uintptr_t pc = last.pc != 0 ? last.pc : load_word(last.sp - 8);
+  const CodeRange* r = code.find(pc);
+  if (is_java(r)) {
+    *out = Regs{pc, last.sp, last.fp};
+    return true;
+  }
+  if (r == nullptr || r->kind != CodeKind::kStub || r->vtable_stub) return false;
+  const StackBounds bounds{last.sp, std::min(last.sp + kMaxStubFrame, stack_top)};
+  const auto returns_from_stub = [&](uintptr_t slot) {
+    const uintptr_t ret = load_word(slot);
+    const CodeRange* caller = code.find(ret);
+    if (caller == nullptr || caller->kind != CodeKind::kNMethod || !calls_into(*caller, ret, *r)) return false;
+    *out = Regs{ret, slot + 8, slot >= last.sp + 8 ? load_word(slot - 8) : 0};
+    return true;
+  };
+  // A stub that made an rbp frame (C1's, HotSpot's enter()): the return address is above it.
+  if (last.fp > last.sp && bounds.holds(last.fp + 8) && returns_from_stub(last.fp + 8)) return true;
+  for (uintptr_t slot = last.sp; bounds.holds(slot); slot += 8) {
+    if (returns_from_stub(slot)) return true;
+  }
+  return false;
 }
 
 JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out,
@@ -81,11 +132,12 @@ JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs at, uintptr_
   const CodeRange* r = code.find(at.pc);
   int n = 0;
   while (n < max && r != nullptr) {
-    const PhysicalFrame frame{r->kind == CodeKind::kNMethod ? r->method : nullptr, r->kind};
+    const PhysicalFrame frame = physical_frame_of(*r);
     const CallerStep step = java_caller(code, bounds, *r, at, &at, &r);
     if (step == CallerStep::kUnreadable) break;
     out[n++] = frame;
-    if (step == CallerStep::kEnd) break;
+    if (step == CallerStep::kCallerUnknown && n < max) out[n++] = physical_frame_of(*r);
+    if (step != CallerStep::kCaller) break;
   }
   return n;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "base/signal_safe.hpp"
+#include "hotspot/java_thread.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/physical_frame.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
@@ -17,6 +18,9 @@ namespace jvmkit::walk {
 // retried from) while each return address is a call site in Java code the snapshot knows, at most
 // MAX frames and within the thread's stack: below STACK_TOP (its highest address, from its
 // JavaThread) and at most kMaxWalkReach bytes above FROM.sp. Returns the number written to OUT.
+// A Java caller the walk cannot go past (kCallerUnknown) is written as the last frame: a trace
+// that ends above it was cut short (AsyncGetCallTrace stops at a frame being deoptimized, and
+// reports success).
 JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs from, uintptr_t stack_top, PhysicalFrame* out,
                                      int max) noexcept;
 
@@ -29,20 +33,39 @@ JVMKIT_SIGNAL_SAFE inline StackBounds walk_bounds(const Regs& at, uintptr_t stac
 
 // One step of a walk from a frame to its caller.
 enum class CallerStep {
-  kCaller,      // the caller is a Java frame: *CALLER and *CALLER_RANGE are set
-  kEnd,         // the frame is whole, but no Java caller follows (the call stub that entered Java,
-                // or a return address that fails a check)
-  kUnreadable,  // the frame is not a Java frame, or its slots lie outside the bounds: not counted
+  kCaller,         // the caller is a Java frame: *CALLER and *CALLER_RANGE are set
+  kEnd,            // the frame is whole, and its return address leads out of Java code (the call
+                   // stub that entered Java, or code the snapshot does not know)
+  kCallerUnknown,  // the frame is whole, and a Java frame (*CALLER_RANGE) follows that cannot be
+                   // walked: its return address does not follow a call (HotSpot's deoptimization
+                   // handler, patched in while that frame is being deoptimized), or its SP is not
+                   // above this frame within the bounds
+  kUnreadable,     // the frame is not a Java frame, or its slots lie outside the bounds: not counted
 };
 
 // The caller of the frame AT in R: a Java caller when its return address is a call site in Java
-// code the snapshot knows and every slot read lies in BOUNDS.
+// code the snapshot knows and every slot read lies in BOUNDS. A walk that meets kCallerUnknown has
+// not reached the bottom of the Java frames, though it cannot go on.
 JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackBounds& bounds, const CodeRange& r,
                                           const Regs& at, Regs* caller, const CodeRange** caller_range) noexcept;
 
 // True when RET is an address a compiled frame returns to: right after a call in Java code or a
 // stub, or anywhere in the interpreter (which pushes its own return entries).
 JVMKIT_SIGNAL_SAFE bool plausible_return(const CodeSnapshot& code, uintptr_t ret) noexcept;
+
+// Whether R is Java code: compiled (an nmethod) or the interpreter.
+JVMKIT_SIGNAL_SAFE inline bool is_java(const CodeRange* r) noexcept {
+  return r != nullptr && (r->kind == CodeKind::kNMethod || r->kind == CodeKind::kInterpreter);
+}
+
+// The first Java frame of the stack at the frame anchor LAST (the thread runs outside Java code):
+// the anchor's own frame when it is Java code (an interpreter frame, a native wrapper, compiled
+// code that called the VM), else the compiled caller of the runtime stub the anchor lies in (C1
+// and C2 allocation, locking and call-resolution slow paths), found by its return address: the
+// slot above the anchor that holds an address right after a call into that stub. Reads only
+// between LAST.sp - 8 and STACK_TOP. False when neither is found.
+JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
+                                         uintptr_t stack_top, Regs* out) noexcept;
 
 // Registers an inline intrinsic keeps pushed at most (HotSpot's x86 string_indexof saves four).
 constexpr int kMaxIntrinsicPushes = 6;

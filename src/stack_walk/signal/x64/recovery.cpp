@@ -90,10 +90,6 @@ JVMKIT_SIGNAL_SAFE bool is_sigreturn(const CodeRange& text, uintptr_t ret) noexc
          std::memcmp(reinterpret_cast<const void*>(ret), kTrampoline, sizeof(kTrampoline)) == 0;
 }
 
-JVMKIT_SIGNAL_SAFE bool is_java(const CodeRange* r) noexcept {
-  return r != nullptr && (r->kind == CodeKind::kNMethod || r->kind == CodeKind::kInterpreter);
-}
-
 // Where a caller's return address may be: [sp] (kEntry), [sp + 8] after "push rbp" (kPushed),
 // [rbp + 8] in an rbp frame (kFrame), or [sp + N] / [sp + N + 8] once a prologue's "sub rsp, N"
 // has run but rbp is not yet saved (kSubbed: C2 stores rbp with a mov after the sub; kSubbedPushed:
@@ -255,9 +251,9 @@ JVMKIT_SIGNAL_SAFE int walk_from_anchor(const CodeSnapshot& code, JNIEnv* jni, u
   if (layout == nullptr) return 0;
   const hotspot::LastJavaFrame last = layout->last_java_frame(jni);
   if (last.sp <= sp || last.sp >= stack_top || (last.sp & 7) != 0) return 0;
-  // No pc recorded: HotSpot takes the return address just below the frame, as here.
-  const uintptr_t pc = last.pc != 0 ? last.pc : load_word(last.sp - 8);
-  return walk_physical(code, Regs{pc, last.sp, last.fp}, stack_top, physical, kMaxPhysicalFrames);
+  Regs first{};
+  if (!first_java_frame(code, last, stack_top, &first)) return 0;
+  return walk_physical(code, first, stack_top, physical, kMaxPhysicalFrames);
 }
 
 JVMKIT_SIGNAL_SAFE jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
