@@ -6,20 +6,32 @@
 find_package(GTest REQUIRED)
 include(GoogleTest)
 
-# jvmkit_add_unit_test(NAME <name> SOURCES <files...> [LIBS <targets...>])
+# jvmkit_add_unit_test(NAME <name> SOURCES <files...> [LIBS <targets...>] [THREADS])
 # One GoogleTest executable; each TEST() becomes its own ctest test, named <name>.<Suite>.<Test>.
+# THREADS: the tests run code on several threads; they also get the label "threads" and the target
+# threaded_unit_tests, which the ThreadSanitizer build builds and runs.
 function(jvmkit_add_unit_test)
-  cmake_parse_arguments(ARG "" "NAME" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(ARG "THREADS" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   jvmkit_target_defaults(${ARG_NAME})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main Threads::Threads)
-  gtest_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}." PROPERTIES LABELS unit
-                       DISCOVERY_TIMEOUT 60)
-  # The sanitizer builds build only these (target unit_tests), not the agents and JNI libraries.
-  if(NOT TARGET unit_tests)
-    add_custom_target(unit_tests)
+  set(labels unit)
+  if(ARG_THREADS)
+    list(APPEND labels threads)
   endif()
+  gtest_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}." PROPERTIES LABELS "${labels}"
+                       DISCOVERY_TIMEOUT 60)
+  # The sanitizer builds build only these (targets unit_tests, threaded_unit_tests), not the agents
+  # and JNI libraries.
+  foreach(group unit_tests threaded_unit_tests)
+    if(NOT TARGET ${group})
+      add_custom_target(${group})
+    endif()
+  endforeach()
   add_dependencies(unit_tests ${ARG_NAME})
+  if(ARG_THREADS)
+    add_dependencies(threaded_unit_tests ${ARG_NAME})
+  endif()
 endfunction()
 
 find_package(Threads REQUIRED)

@@ -5,16 +5,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
+# JVMKIT_BUILD_DIR=DIR: profile with the profiler already built in DIR (the test command passes
+# its Release tree) instead of configuring and building build/release.
+build=${JVMKIT_BUILD_DIR:-}
 
-scripts/setup.sh
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DJVMKIT_BUILD_TESTS=OFF -DJVMKIT_BUILD_BENCH=OFF >build-release.log 2>&1 \
-  || { cat build-release.log; exit 1; }
-cmake --build build/release -j"$(nproc)" >>build-release.log 2>&1 || { tail -50 build-release.log; exit 1; }
-rm -f build-release.log
+if [ -z "$build" ]; then
+  build=build/release
+  scripts/setup.sh
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DJVMKIT_BUILD_TESTS=OFF -DJVMKIT_BUILD_BENCH=OFF >build-release.log 2>&1 \
+    || { cat build-release.log; exit 1; }
+  cmake --build "$build" -j"$(nproc)" >>build-release.log 2>&1 || { tail -50 build-release.log; exit 1; }
+  rm -f build-release.log
+fi
 
 java_home=/usr/lib/jvm/java-17-openjdk-amd64
-classes=build/release/classes/java_demo
-launcher=build/release/src/profiler/jvmkit
+classes=$build/classes/java_demo
+launcher=$build/src/profiler/jvmkit
 mkdir -p out
 # jvmkit profile adds -agentpath:libjvmkit_prof.so=... to the java command (docs/profiler.md):
 # CPU-time sampling at 1 ms, one thread-split HTML flame graph. The profiler prints its report

@@ -64,9 +64,14 @@ house_check() {
 }
 house_passed=0
 house_total=0
+phase_times=()
 
-echo "== build (RelWithDebInfo): unit tests, JVM tests"
-if build_tree build/test all -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
+# Release code, as users build it (the README's main job runs from this tree too), with the debug
+# checks compiled in.
+echo "== build (Release, debug checks on): unit tests, JVM tests"
+phase_started=$(date +%s)
+if build_tree build/test all -DCMAKE_BUILD_TYPE=Release -DJVMKIT_DEBUG_CHECKS=ON; then
+  phase_times+=("build $(( $(date +%s) - phase_started )) s")
   echo "== house rules: formatting (clang-format), signal safety (tools/signal_safety_check.py)"
   house_check formatting scripts/check_format.sh
   house_check signal-safety tools/signal_safety_check.py build/test
@@ -74,31 +79,43 @@ if build_tree build/test all -DCMAKE_BUILD_TYPE=RelWithDebInfo; then
   echo "== JDKs"
   cat build/test/jdk-report.txt
   grep -o 'Stack-walk stub shapes: .*' build/test/build.log || true
+  phase_started=$(date +%s)
   run_ctest build/test "unit+jvm" --label-exclude slow
+  phase_times+=("ctest $(( $(date +%s) - phase_started )) s")
 else
   failed=$((failed + 1)); failed_names+=("build/test: build failed")
 fi
 
 if [ "${JVMKIT_SKIP_SANITIZERS:-0}" != 1 ]; then
+  # AddressSanitizer+UBSan: every unit test. ThreadSanitizer: those of code that runs threads
+  # (label "threads"; target threaded_unit_tests).
   for san in address,undefined thread; do
     dir=build/san-${san//,/-}
-    echo "== build with -fsanitize=$san: unit tests"
+    target=unit_tests label=unit
+    if [ "$san" = thread ]; then target=threaded_unit_tests label=threads; fi
+    echo "== build with -fsanitize=$san: unit tests (label $label)"
+    phase_started=$(date +%s)
     # Debug (-O0): the checks are the same and it compiles in less than half the time of -O2.
-    if build_tree "$dir" unit_tests -DCMAKE_BUILD_TYPE=Debug "-DJVMKIT_SANITIZE=$san"; then
-      run_ctest "$dir" "$san" -L unit
+    if build_tree "$dir" "$target" -DCMAKE_BUILD_TYPE=Debug "-DJVMKIT_SANITIZE=$san"; then
+      run_ctest "$dir" "$san" -L "$label"
     else
       failed=$((failed + 1)); failed_names+=("$dir: build failed")
     fi
+    phase_times+=("$san $(( $(date +%s) - phase_started )) s")
   done
 else
   parts+=("sanitizers skipped (JVMKIT_SKIP_SANITIZERS=1)")
 fi
 
-# The README's main job, as a user runs it: a Release build of the profiler, the demo profiled, a
-# flame graph written. (Release compiles with other warnings than the test build.)
+# The README's main job, as a user runs it, from the Release tree built above: the demo profiled,
+# a flame graph written. The configuration the README's command builds (no tests, no benchmarks)
+# is configured here, not built again: its sources and flags are those of the test tree.
 echo "== main job: scripts/demo.sh"
 rm -f out/demo-flamegraph.html
-if scripts/demo.sh 2 >build/demo.log 2>&1 && grep -q 'jvmkit.demo.Demo.countPrimes' out/demo-flamegraph.html; then
+if cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DJVMKIT_BUILD_TESTS=OFF -DJVMKIT_BUILD_BENCH=OFF \
+     >build/demo.log 2>&1 &&
+   JVMKIT_BUILD_DIR=build/test scripts/demo.sh 2 >>build/demo.log 2>&1 &&
+   grep -q 'jvmkit.demo.Demo.countPrimes' out/demo-flamegraph.html; then
   tail -3 build/demo.log
   passed=$((passed + 1)); parts+=("main-job 1/1")
 else
@@ -111,6 +128,7 @@ echo "== summary ($(( $(date +%s) - started )) s)"
 if [ -f build/test/jdk-report.txt ]; then sed 's/^/JDK: /' build/test/jdk-report.txt; fi
 grep -o 'Stack-walk stub shapes: .*' build/test/build.log 2>/dev/null || true
 echo "suites: ${parts[*]}"
+echo "phases: ${phase_times[*]}"
 for f in "${failed_names[@]}"; do echo "FAILED: $f"; done
 echo "jvmkit: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
