@@ -8,19 +8,20 @@ include(GoogleTest)
 
 # jvmkit_add_unit_test(NAME <name> SOURCES <files...> [LIBS <targets...>] [THREADS])
 # One GoogleTest executable; each TEST() becomes its own ctest test, named <name>.<Suite>.<Test>.
-# THREADS: the tests run code on several threads; they also get the label "threads" and the target
+# THREADS: the tests run code on several threads; they get the label "unit-threads" and the target
 # threaded_unit_tests, which the ThreadSanitizer build builds and runs.
 function(jvmkit_add_unit_test)
   cmake_parse_arguments(ARG "THREADS" "NAME" "SOURCES;LIBS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SOURCES})
   jvmkit_target_defaults(${ARG_NAME})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_LIBS} GTest::gtest GTest::gtest_main Threads::Threads)
-  set(labels unit)
+  # One label (gtest_discover_tests flattens a list of them): "unit", or "unit-threads", which
+  # ctest -L unit selects too (-L takes a regular expression).
+  set(label unit)
   if(ARG_THREADS)
-    list(APPEND labels threads)
+    set(label unit-threads)
   endif()
-  gtest_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}." PROPERTIES LABELS "${labels}"
-                       DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${ARG_NAME} TEST_PREFIX "${ARG_NAME}." PROPERTIES LABELS ${label} DISCOVERY_TIMEOUT 60)
   # The sanitizer builds build only these (targets unit_tests, threaded_unit_tests), not the agents
   # and JNI libraries.
   foreach(group unit_tests threaded_unit_tests)

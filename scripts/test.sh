@@ -88,11 +88,11 @@ fi
 
 if [ "${JVMKIT_SKIP_SANITIZERS:-0}" != 1 ]; then
   # AddressSanitizer+UBSan: every unit test. ThreadSanitizer: those of code that runs threads
-  # (label "threads"; target threaded_unit_tests).
+  # (label unit-threads; target threaded_unit_tests).
   for san in address,undefined thread; do
     dir=build/san-${san//,/-}
     target=unit_tests label=unit
-    if [ "$san" = thread ]; then target=threaded_unit_tests label=threads; fi
+    if [ "$san" = thread ]; then target=threaded_unit_tests label=unit-threads; fi
     echo "== build with -fsanitize=$san: unit tests (label $label)"
     phase_started=$(date +%s)
     # Debug (-O0): the checks are the same and it compiles in less than half the time of -O2.
