@@ -114,6 +114,11 @@ void learn_anchor(JavaThreadLayout* layout) {
   layout->anchor_sp = *anchor + *sp;
   layout->anchor_fp = *anchor + *fp;
   layout->anchor_pc = *anchor + *pc;
+  const std::optional<intptr_t> wrapper = vm_struct_offset("JavaCallWrapper", "_anchor");
+  if (!wrapper) return;
+  layout->wrapper_anchor_sp = *wrapper + *sp;
+  layout->wrapper_anchor_fp = *wrapper + *fp;
+  layout->wrapper_anchor_pc = *wrapper + *pc;
 }
 
 // Everything the layout needs, read and checked; nullopt (and WHY) on the first failure.
@@ -152,6 +157,7 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   const LastJavaFrame last = layout.last_java_frame(env);
   if (last.sp != 0 && (!read.contains(last.sp) || last.sp <= here)) {
     layout.anchor_sp = layout.anchor_fp = layout.anchor_pc = -1;
+    layout.wrapper_anchor_sp = layout.wrapper_anchor_fp = layout.wrapper_anchor_pc = -1;
   }
   if (!pending_field_tracks_exceptions(env, layout)) {
     return fail("the pending-exception field does not follow Throw and ExceptionClear");

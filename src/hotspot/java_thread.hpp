@@ -12,6 +12,7 @@
 
 #include <jni.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -41,6 +42,10 @@ struct JavaThreadLayout {
   // Offsets of JavaThread::_anchor's _last_Java_sp, _last_Java_fp and _last_Java_pc, or -1 when
   // gHotSpotVMStructs does not describe them.
   intptr_t anchor_sp = -1, anchor_fp = -1, anchor_pc = -1;
+  // Offsets of JavaCallWrapper::_anchor's _last_Java_sp, _last_Java_fp and _last_Java_pc, or -1.
+  // An entry frame (the call stub, where the VM called Java) points to its JavaCallWrapper, which
+  // keeps the thread's anchor of that moment: the Java frames below the entry, if any.
+  intptr_t wrapper_anchor_sp = -1, wrapper_anchor_fp = -1, wrapper_anchor_pc = -1;
 
   // SIGNAL SAFE. The current thread's last Java frame while it runs outside Java code (native
   // code, the VM, blocked): where HotSpot itself, and AsyncGetCallTrace, start its Java stack.
@@ -55,6 +60,24 @@ struct JavaThreadLayout {
     std::memcpy(&f.fp, thread + anchor_fp, sizeof(f.fp));
     std::memcpy(&f.pc, thread + anchor_pc, sizeof(f.pc));
     return f;
+  }
+
+  // SIGNAL SAFE. The anchor the JavaCallWrapper at WRAPPER saved when the VM called Java: sp 0
+  // when no Java frame lies below that entry (the thread's first). WRAPPER must lie on the current
+  // thread's stack, with the whole wrapper (wrapper_extent() bytes) below its top.
+  JVMKIT_SIGNAL_SAFE LastJavaFrame saved_by_call_wrapper(uintptr_t wrapper) const noexcept {
+    const char* w = reinterpret_cast<const char*>(wrapper);
+    LastJavaFrame f;
+    std::memcpy(&f.sp, w + wrapper_anchor_sp, sizeof(f.sp));
+    if (f.sp == 0) return {};
+    std::memcpy(&f.fp, w + wrapper_anchor_fp, sizeof(f.fp));
+    std::memcpy(&f.pc, w + wrapper_anchor_pc, sizeof(f.pc));
+    return f;
+  }
+  // Bytes from a JavaCallWrapper's address past the last anchor field read; 0 when unknown.
+  JVMKIT_SIGNAL_SAFE uintptr_t wrapper_extent() const noexcept {
+    if (wrapper_anchor_sp < 0) return 0;
+    return static_cast<uintptr_t>(std::max({wrapper_anchor_sp, wrapper_anchor_fp, wrapper_anchor_pc})) + 8;
   }
 
   // SIGNAL SAFE. The stack of the thread whose JNIEnv is ENV: two loads from its JavaThread.

@@ -36,6 +36,7 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
   r.end = start + size;
   r.kind = std::strcmp(name, "Interpreter") == 0 ? CodeKind::kInterpreter : CodeKind::kStub;
   r.vtable_stub = std::strcmp(name, "vtable stub") == 0 || std::strcmp(name, "itable stub") == 0;
+  r.call_stub = std::strcmp(name, "call_stub") == 0;
   std::lock_guard<std::mutex> lock(mutex_);
   CodeRange& slot = blobs_[start];
   // The same start may be reported for a blob and for the first stub inside it: keep the
@@ -86,7 +87,7 @@ void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
 }
 
 void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info,
-                          std::shared_ptr<const CallSites> call_sites) {
+                          std::shared_ptr<const CallSites> call_sites, bool native_wrapper) {
   if (size == 0) return;
   CodeRange r{};
   r.coarse_debug_info = coarse_debug_info;
@@ -95,6 +96,7 @@ void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool c
   r.method = method;
   r.kind = CodeKind::kNMethod;
   r.call_sites = call_sites.get();
+  r.native_wrapper = native_wrapper;
   scan_prologue(reinterpret_cast<const uint8_t*>(start), size, &r);
   std::lock_guard<std::mutex> lock(mutex_);
   // A stale neighbour overlapping the new code (its unload event not seen yet) is dropped: the

@@ -37,7 +37,9 @@ struct CodeRange {
   uintptr_t end;     // exclusive
   jmethodID method;  // kNMethod: the root method; else nullptr
   CodeKind kind;
-  bool vtable_stub;  // kStub named "vtable stub" / "itable stub"
+  bool vtable_stub;     // kStub named "vtable stub" / "itable stub"
+  bool call_stub;       // kStub named "call_stub": where the VM calls Java (entry frames)
+  bool native_wrapper;  // kNMethod of a method declared native: one frame, of that method
   // kNMethod: the prologue's "sub rsp, N" (0: not recognised). C2 then saves rbp with a mov
   // inside those N bytes and the return address is at [sp + N]; C1 pushes rbp before the sub
   // (pushes_rbp) and the return address is at [sp + N + 8].
@@ -86,7 +88,7 @@ class CodeMap {
   // Event side (any thread, not signal context).
   void add_blob(const char* name, uintptr_t start, size_t size);
   void add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info = false,
-                   std::shared_ptr<const CallSites> call_sites = nullptr);
+                   std::shared_ptr<const CallSites> call_sites = nullptr, bool native_wrapper = false);
   void remove_nmethod(uintptr_t start);
   void clear();
   // Frees snapshots that readers may have held (call now and then from a non-signal thread).

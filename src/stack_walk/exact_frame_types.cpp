@@ -16,11 +16,12 @@ int type_from_physical(const hotspot::AsgctFrame* frames, int n, const PhysicalF
       types[i] = JVMTI_FRAME_NATIVE;
       exact++;
       // Its physical frame, when the walk saw it: the native wrapper (an nmethod of the same method)
-      // or, for the native method running at the top, the interpreter frame of its native entry.
+      // or the interpreter frame of its native entry (at the top, or further down when the walk
+      // crossed the entry frame of a call from native code back into Java).
       const bool wrapper =
           p < physical_count && physical[p].kind == CodeKind::kNMethod && physical[p].root == frames[i].method_id;
-      const bool interpreted_top = i == 0 && p == 0 && physical_count > 0 && physical[0].kind == CodeKind::kInterpreter;
-      if (wrapper || interpreted_top) p++;
+      const bool interpreted = p < physical_count && physical[p].kind == CodeKind::kInterpreter;
+      if (wrapper || interpreted) p++;
       i++;
       continue;
     }

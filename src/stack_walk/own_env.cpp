@@ -71,7 +71,7 @@ void JNICALL OnThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   Library::instance().threads().add(jni, jni, thread, published_now(), true);
 }
 void JNICALL OnThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread) { Library::instance().threads().end(jni, published_now()); }
-void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, const void* code_addr, jint,
+void JNICALL OnCompiledMethodLoad(jvmtiEnv* jvmti, jmethodID method, jint code_size, const void* code_addr, jint,
                                   const jvmtiAddrLocationMap*, const void* compile_info) {
   // Enabling this event also makes HotSpot record debug info at non-safepoint PCs
   // (DebugNonSafepoints), which lets ASGCT attribute PCs inside loops and inlined code exactly.
@@ -79,7 +79,11 @@ void JNICALL OnCompiledMethodLoad(jvmtiEnv*, jmethodID method, jint code_size, c
   library.frame_types().compiled(method);
   const auto start = reinterpret_cast<uintptr_t>(code_addr);
   const auto size = static_cast<size_t>(code_size);
-  library.code_map().add_nmethod(method, start, size, t_replaying_coarse, call_sites_of(compile_info, start, size));
+  // A native method's nmethod is HotSpot's wrapper around the JNI call: no inlining, no bytecode.
+  jboolean native = JNI_FALSE;
+  if (jvmti->IsMethodNative(method, &native) != JVMTI_ERROR_NONE) native = JNI_FALSE;
+  library.code_map().add_nmethod(method, start, size, t_replaying_coarse, call_sites_of(compile_info, start, size),
+                                 native == JNI_TRUE);
 }
 void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* code_addr) {
   Library& library = Library::instance();

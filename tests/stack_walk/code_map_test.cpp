@@ -179,6 +179,24 @@ TEST(FrameTyping, NativeMethodAtTheTopOwnsTheFirstInterpreterFrame) {
   EXPECT_EQ(types[2], JVMTI_FRAME_JIT);
 }
 
+TEST(FrameTyping, NativeMethodBelowAnEntryFrameOwnsItsInterpreterFrame) {
+  // A walk that crossed an entry frame: compiled code called from a static initializer, which the
+  // VM ran for a native method (run by the interpreter's native entry) called from Java.
+  hotspot::AsgctFrame frames[] = {{4, M(1)}, {6, M(2)}, {hotspot::kAsgctNativeBci, M(3)}, {9, M(4)}};
+  PhysicalFrame physical[] = {{M(1), CodeKind::kNMethod},
+                              {nullptr, CodeKind::kInterpreter},
+                              {nullptr, CodeKind::kInterpreter},
+                              {nullptr, CodeKind::kInterpreter}};
+  int types[4];
+  int used = 0;
+  EXPECT_EQ(type_from_physical(frames, 4, physical, 4, types, &used), 4);
+  EXPECT_EQ(used, 4);  // every physical frame matched: nothing is left to call the trace cut short
+  EXPECT_EQ(types[0], JVMTI_FRAME_JIT);
+  EXPECT_EQ(types[1], JVMTI_FRAME_INTERPRETER);
+  EXPECT_EQ(types[2], JVMTI_FRAME_NATIVE);
+  EXPECT_EQ(types[3], JVMTI_FRAME_INTERPRETER);
+}
+
 TEST(FrameTyping, StopsWhereTheWalkAndAsgctDisagree) {
   hotspot::AsgctFrame frames[] = {{5, M(1)}, {7, M(2)}};
   PhysicalFrame physical[] = {{M(9), CodeKind::kNMethod}};

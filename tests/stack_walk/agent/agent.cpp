@@ -223,10 +223,10 @@ void final_checks() {
   }
   if (g_mode == "probe" || g_mode == "at_call") {
     // The probes have their own callbacks: each accepted request was compared or failed.
-    const bool probes_ok = g_mode == "probe"
-                               ? check_probes(option_long("min_checks", 5000))
-                               : check_at_call(option_long("min_checks", 1000), option_long("min_per_source", 20),
-                                               option_long("max_served_later_permille", 5));
+    const bool probes_ok =
+        g_mode == "probe" ? check_probes(option_long("min_checks", 5000))
+                          : check_at_call(option_long("min_checks", 1000), option_long("min_per_source", 20),
+                                          option_long("min_nested", 0), option_long("max_served_later_permille", 5));
     check_recovery();
     finish(probes_ok && c.pending == 0 && c.accepted == c.delivered + c.failed);
   }

@@ -134,7 +134,9 @@ bool check_probes(long min_checks, int64_t allowed_mismatches = 0);
 // checks from each source).
 void add_at_call_events(jvmtiCapabilities* caps, jvmtiEventCallbacks* callbacks);
 bool enable_at_call_events(jint alloc_interval);
-bool check_at_call(long min_checks, long min_per_source, long max_served_later_permille);
+// MIN_NESTED: compared traces with a static initializer above their bottom frame (the VM called
+// Java again below it).
+bool check_at_call(long min_checks, long min_per_source, long min_nested, long max_served_later_permille);
 
 // Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.
 bool check_accounting(const char* when, bool expect_pending_zero);

@@ -53,6 +53,9 @@ int g_printed = 0;
 enum Source { kSignal, kAlloc, kMonitor, kJni, kSources };
 const char* const kSourceNames[kSources] = {"signal", "SampledObjectAlloc", "MonitorContendedEnter", "JNI native"};
 std::atomic<int64_t> g_compared_by_source[kSources] = {};
+std::atomic<int64_t> g_compared_nested{0};
+std::atomic<int64_t> g_failed_by_reason[JVMKIT_FAILURE_REASON_COUNT] =
+    {};  // compared traces with a static initializer above their bottom
 std::atomic<int64_t> g_unbiased_at_call{0};
 std::unordered_map<int64_t, Source> g_source;  // by check number, under g_mutex
 
@@ -115,6 +118,26 @@ void print_mismatch(int64_t check, const std::vector<Frame>& expected, const std
   }
 }
 
+// Whether TRACE runs a static initializer above its bottom frame: the VM called Java again below
+// it (only the delivery thread calls this).
+bool has_nested_initializer(const std::vector<Frame>& trace) {
+  static std::unordered_map<jmethodID, bool> is_initializer;
+  for (size_t i = 0; i + 1 < trace.size(); i++) {
+    auto it = is_initializer.find(trace[i].method);
+    if (it == is_initializer.end()) {
+      char* name = nullptr;
+      bool yes = false;
+      if (g_jvmti->GetMethodName(trace[i].method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
+        yes = std::strcmp(name, "<clinit>") == 0;
+        g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(name));
+      }
+      it = is_initializer.emplace(trace[i].method, yes).first;
+    }
+    if (it->second) return true;
+  }
+  return false;
+}
+
 void JNICALL on_begin(jthread, jboolean biased, void*) {
   g_delivered.clear();
   if (mode() == "at_call" && biased != JNI_TRUE) g_unbiased_at_call++;
@@ -144,6 +167,7 @@ void JNICALL on_end(jthread, void* ud) {
     }
   }
   g_compared++;
+  if (has_nested_initializer(expected)) g_compared_nested++;
   const int at = first_difference(expected, g_delivered);
   if (at >= 0) {
     g_mismatched++;
@@ -153,6 +177,8 @@ void JNICALL on_end(jthread, void* ud) {
 
 void JNICALL on_failure(jthread, void* ud) {
   g_failed++;
+  const jvmkitFailureReason reason = JvmkitCurrentFailureReason();
+  if (reason >= 0 && reason < JVMKIT_FAILURE_REASON_COUNT) g_failed_by_reason[reason]++;
   std::lock_guard<std::mutex> lock(g_mutex);
   g_expected.erase(static_cast<int64_t>(reinterpret_cast<intptr_t>(ud)));
   g_source.erase(static_cast<int64_t>(reinterpret_cast<intptr_t>(ud)));
@@ -236,13 +262,21 @@ bool enable_at_call_events(jint alloc_interval) {
              JVMTI_ERROR_NONE;
 }
 
-bool check_at_call(long min_checks, long min_per_source, long max_served_later_permille) {
+bool check_at_call(long min_checks, long min_per_source, long min_nested, long max_served_later_permille) {
   jvmkitStackWalkCounters c;
   JvmkitGetStackWalkCounters(&c);
   std::fprintf(stderr, "AT CALL: captured at the call %lld, served later %lld; compared by source:",
                (long long)c.captured_at_call, (long long)c.served_later);
   for (int s = kAlloc; s < kSources; s++) {
     std::fprintf(stderr, " %s %lld", kSourceNames[s], (long long)g_compared_by_source[s].load());
+  }
+  std::fprintf(stderr, "; with a static initializer run by the VM below their top %lld; failed:",
+               (long long)g_compared_nested.load());
+  for (int r = 0; r < JVMKIT_FAILURE_REASON_COUNT; r++) {
+    if (g_failed_by_reason[r].load() != 0) {
+      std::fprintf(stderr, " %s %lld", JvmkitFailureReasonName(static_cast<jvmkitFailureReason>(r)),
+                   (long long)g_failed_by_reason[r].load());
+    }
   }
   std::fprintf(stderr, "\n");
   // A request served later describes a later moment of its thread and may differ; nothing else may.
@@ -257,6 +291,10 @@ bool check_at_call(long min_checks, long min_per_source, long max_served_later_p
   if (c.served_later * 1000 > max_served_later_permille * (c.captured_at_call + c.served_later)) {
     violation("%lld requests without a ucontext were served later (at most %ld per mille allowed)",
               (long long)c.served_later, max_served_later_permille);
+    ok = false;
+  }
+  if (g_compared_nested.load() < min_nested) {
+    violation("only %lld checks with a static initializer (need %ld)", (long long)g_compared_nested.load(), min_nested);
     ok = false;
   }
   for (int s = kAlloc; s < kSources; s++) {

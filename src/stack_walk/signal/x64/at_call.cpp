@@ -39,10 +39,16 @@ constexpr intptr_t kInterpreterBcpSlot = -8;
 
 // The virtual frames of the Java frame AT in R, appended to FRAMES[*N..DEPTH): a compiled frame
 // stands at a call, described by that call's own record; an interpreter frame by its Method* and
-// bytecode pointer. False when the frame cannot be described.
+// bytecode pointer; a native method's frame (HotSpot's wrapper, or the interpreter's native entry,
+// which keeps a null bytecode pointer) as AsyncGetCallTrace reports it. False when the frame cannot
+// be described.
 JVMKIT_SIGNAL_SAFE bool append_frames(const CodeRange& r, const Regs& at, const StackBounds& bounds,
                                       const hotspot::MethodLayout& methods, hotspot::AsgctFrame* frames, jint depth,
                                       jint* n) noexcept {
+  if (r.kind == CodeKind::kNMethod && r.native_wrapper) {
+    frames[(*n)++] = hotspot::AsgctFrame{hotspot::kAsgctNativeBci, r.method};
+    return true;
+  }
   if (r.kind == CodeKind::kNMethod) {
     int count = 0;
     const hotspot::AsgctFrame* call =
@@ -55,16 +61,48 @@ JVMKIT_SIGNAL_SAFE bool append_frames(const CodeRange& r, const Regs& at, const 
   if (!bounds.holds(method_slot) || !bounds.holds(bcp_slot)) return false;
   const uintptr_t method = load_word(method_slot);
   const jmethodID id = method != 0 ? methods.method_id(method) : nullptr;
-  const jint bci = method != 0 ? methods.bci(method, load_word(bcp_slot)) : -1;
-  if (id == nullptr || bci < 0) return false;
-  frames[(*n)++] = hotspot::AsgctFrame{bci, id};
+  const uintptr_t bcp = load_word(bcp_slot);
+  const jint bci = method != 0 && bcp != 0 ? methods.bci(method, bcp) : -1;
+  if (id == nullptr || (bcp != 0 && bci < 0)) return false;
+  frames[(*n)++] = hotspot::AsgctFrame{bcp == 0 ? hotspot::kAsgctNativeBci : bci, id};
   return true;
+}
+
+// x86-64 (not Windows) call stub frame: its JavaCallWrapper* lies 6 words below its rbp (HotSpot's
+// frame::entry_frame_call_wrapper_offset).
+constexpr intptr_t kCallWrapperSlot = -6;
+
+enum class EntryStep { kFirst, kBelow, kUnknown };
+
+// At the entry frame ENTRY (the call stub's return address and its rbp, as the Java frame above
+// it returns to them): kFirst when it is the thread's first entry into Java, kBelow when the VM
+// was called from Java frames further down (a class initialiser, a JNI upcall, reflection through
+// a native method), whose first Java frame goes to *BELOW. kUnknown when that cannot be read.
+JVMKIT_SIGNAL_SAFE EntryStep below_entry(const CodeSnapshot& code, const StackBounds& bounds, const Regs& entry,
+                                         uintptr_t stack_top, Regs* below) noexcept {
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  const uintptr_t slot = entry.fp + 8 * static_cast<uintptr_t>(kCallWrapperSlot);
+  if (layout == nullptr || layout->wrapper_extent() == 0 || entry.fp <= bounds.lo || !bounds.holds(slot)) {
+    return EntryStep::kUnknown;
+  }
+  // The wrapper is a local of the VM's JavaCalls code, which called the stub: above its frame.
+  const uintptr_t wrapper = load_word(slot);
+  if ((wrapper & 7) != 0 || wrapper <= entry.fp || !bounds.holds(wrapper + layout->wrapper_extent() - 8)) {
+    return EntryStep::kUnknown;
+  }
+  const hotspot::LastJavaFrame saved = layout->saved_by_call_wrapper(wrapper);
+  if (saved.sp == 0) return EntryStep::kFirst;
+  if (saved.sp <= wrapper || !bounds.holds(saved.sp) || !first_java_frame(code, saved, stack_top, below)) {
+    return EntryStep::kUnknown;
+  }
+  return EntryStep::kBelow;
 }
 
 // The stack from TOP, the compiled caller of the runtime stub the thread is in, walked frame by
 // frame where AsyncGetCallTrace cannot start (HotSpot's own walker refuses the frames of some
-// runtime stubs as senders). Physical frames go to PHYSICAL as the capture's walk records them.
-// Returns the frames written (> 0), or ASGCT's code for a frame it could not walk.
+// runtime stubs as senders), across entry frames as HotSpot walks them. Physical frames go to
+// PHYSICAL as the capture's walk records them. Returns the frames written (> 0), or ASGCT's code
+// for a frame it could not walk.
 JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uintptr_t stack_top,
                                         hotspot::AsgctFrame* frames, jint depth, PhysicalFrame* physical,
                                         int* physical_count) noexcept {
@@ -84,7 +122,12 @@ JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uint
       return hotspot::asgct::kNotWalkableNotJava;
     }
     if (p < kMaxPhysicalFrames) physical[p++] = physical_frame_of(range);
-    if (step == CallerStep::kEnd) break;
+    if (step != CallerStep::kEnd) continue;
+    if (r == nullptr || !r->call_stub) break;  // not an entry frame: the end, as before
+    const EntryStep entry = below_entry(code, bounds, top, stack_top, &top);
+    if (entry == EntryStep::kUnknown) return hotspot::asgct::kNotWalkableNotJava;
+    if (entry == EntryStep::kFirst) break;
+    r = code.find(top.pc);
   }
   *physical_count = p;
   return n;

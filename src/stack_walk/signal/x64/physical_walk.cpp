@@ -63,19 +63,20 @@ JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackB
   const uintptr_t ret = load_word(ret_slot);
   // Recursion and loops of calls return into the same code: try the current range first.
   const CodeRange* next = ret >= r.start && ret < r.end ? &r : code.find(ret);
+  CallerStep step = CallerStep::kCaller;
   if (next == nullptr || (next->kind != CodeKind::kNMethod && next->kind != CodeKind::kInterpreter)) {
-    return CallerStep::kEnd;
+    step = CallerStep::kEnd;
+  } else if ((next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp ||
+             !bounds.holds(caller_sp)) {
+    // The interpreter pushes its own return address (its return entry) before it jumps to a
+    // callee, so a return into the interpreter does not follow a call instruction. A return into
+    // compiled code anywhere else is the deoptimization handler HotSpot patched in.
+    step = CallerStep::kCallerUnknown;
   }
-  *caller_range = next;
-  // The interpreter pushes its own return address (its return entry) before it jumps to a
-  // callee, so a return into the interpreter does not follow a call instruction. A return into
-  // compiled code anywhere else is the deoptimization handler HotSpot patched in.
-  if ((next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp ||
-      !bounds.holds(caller_sp)) {
-    return CallerStep::kCallerUnknown;
-  }
+  // Written last: CALLER may be AT itself.
   *caller = Regs{ret, caller_sp, caller_fp};
-  return CallerStep::kCaller;
+  *caller_range = next;
+  return step;
 }
 
 namespace {

@@ -35,7 +35,9 @@ JVMKIT_SIGNAL_SAFE inline StackBounds walk_bounds(const Regs& at, uintptr_t stac
 enum class CallerStep {
   kCaller,         // the caller is a Java frame: *CALLER and *CALLER_RANGE are set
   kEnd,            // the frame is whole, and its return address leads out of Java code (the call
-                   // stub that entered Java, or code the snapshot does not know)
+                   // stub that entered Java, or code the snapshot does not know): *CALLER holds
+                   // that return address and the caller's SP and FP, *CALLER_RANGE its code or
+                   // nullptr
   kCallerUnknown,  // the frame is whole, and a Java frame (*CALLER_RANGE) follows that cannot be
                    // walked: its return address does not follow a call (HotSpot's deoptimization
                    // handler, patched in while that frame is being deoptimized), or its SP is not
