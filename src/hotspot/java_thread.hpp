@@ -47,32 +47,32 @@ struct JavaThreadLayout {
   // keeps the thread's anchor of that moment: the Java frames below the entry, if any.
   intptr_t wrapper_anchor_sp = -1, wrapper_anchor_fp = -1, wrapper_anchor_pc = -1;
 
+  // SIGNAL SAFE. A JavaFrameAnchor's fields at BASE + the offsets: sp first, and fp and pc only
+  // when sp is set.
+  JVMKIT_SIGNAL_SAFE static LastJavaFrame read_anchor(const char* base, intptr_t sp, intptr_t fp,
+                                                      intptr_t pc) noexcept {
+    LastJavaFrame f;
+    std::memcpy(&f.sp, base + sp, sizeof(f.sp));
+    if (f.sp == 0) return {};
+    std::memcpy(&f.fp, base + fp, sizeof(f.fp));
+    std::memcpy(&f.pc, base + pc, sizeof(f.pc));
+    return f;
+  }
+
   // SIGNAL SAFE. The current thread's last Java frame while it runs outside Java code (native
   // code, the VM, blocked): where HotSpot itself, and AsyncGetCallTrace, start its Java stack.
   // Only the thread itself writes its anchor, publishing sp last and clearing it first, so a
   // handler on that thread that reads sp != 0 reads the pc and fp that go with it.
   JVMKIT_SIGNAL_SAFE LastJavaFrame last_java_frame(JNIEnv* env) const noexcept {
     if (anchor_sp < 0) return {};
-    const char* thread = reinterpret_cast<const char*>(env) - env_offset;
-    LastJavaFrame f;
-    std::memcpy(&f.sp, thread + anchor_sp, sizeof(f.sp));
-    if (f.sp == 0) return {};
-    std::memcpy(&f.fp, thread + anchor_fp, sizeof(f.fp));
-    std::memcpy(&f.pc, thread + anchor_pc, sizeof(f.pc));
-    return f;
+    return read_anchor(reinterpret_cast<const char*>(env) - env_offset, anchor_sp, anchor_fp, anchor_pc);
   }
 
   // SIGNAL SAFE. The anchor the JavaCallWrapper at WRAPPER saved when the VM called Java: sp 0
   // when no Java frame lies below that entry (the thread's first). WRAPPER must lie on the current
   // thread's stack, with the whole wrapper (wrapper_extent() bytes) below its top.
   JVMKIT_SIGNAL_SAFE LastJavaFrame saved_by_call_wrapper(uintptr_t wrapper) const noexcept {
-    const char* w = reinterpret_cast<const char*>(wrapper);
-    LastJavaFrame f;
-    std::memcpy(&f.sp, w + wrapper_anchor_sp, sizeof(f.sp));
-    if (f.sp == 0) return {};
-    std::memcpy(&f.fp, w + wrapper_anchor_fp, sizeof(f.fp));
-    std::memcpy(&f.pc, w + wrapper_anchor_pc, sizeof(f.pc));
-    return f;
+    return read_anchor(reinterpret_cast<const char*>(wrapper), wrapper_anchor_sp, wrapper_anchor_fp, wrapper_anchor_pc);
   }
   // Bytes from a JavaCallWrapper's address past the last anchor field read; 0 when unknown.
   JVMKIT_SIGNAL_SAFE uintptr_t wrapper_extent() const noexcept {
