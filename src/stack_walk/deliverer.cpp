@@ -164,15 +164,11 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   int physical_used = 0;
   const int exact =
       type_from_physical(request.frames, count, request.physical, request.physical_count, types, &physical_used);
-  if (reason == JVMKIT_FAILURE_REASON_COUNT && exact == count && physical_used < request.physical_count &&
-      !depth.truncated) {
-    reason = JVMKIT_FAILURE_CUT_SHORT;
-    stats_.cut_seen_by_walk++;
-  }
-  if (reason == JVMKIT_FAILURE_REASON_COUNT && !depth.truncated &&
-      cut_above_root(jni, request, count, ticket, rooted)) {
-    reason = JVMKIT_FAILURE_CUT_SHORT;
-    stats_.cut_seen_by_root++;
+  bool unproven = false;
+  if (reason == JVMKIT_FAILURE_REASON_COUNT && !depth.truncated) {
+    const Verdict verdict = check_complete(jni, request, count, exact, physical_used, ticket, rooted);
+    reason = verdict.reason;
+    unproven = verdict.unproven;
   }
   if (reason != JVMKIT_FAILURE_REASON_COUNT) {
     jni->PopLocalFrame(nullptr);
@@ -191,7 +187,8 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // Biased where ASGCT could only place the interrupted PC by the next safepoint record, and for a
   // request without a ucontext: the JEP calls every such trace biased, though it is the stack of the
   // moment of the request (the thread stood at a call, where debug records are exact).
-  const bool biased = request.coarse_top || request.at_call;
+  // And where nothing proves the trace whole (see check_complete).
+  const bool biased = request.coarse_top || request.at_call || unproven;
   begin_trace(cb, thread, biased, depth.truncated, request.user_data);
   for (jint i = 0; i < count; i++) {
     const hotspot::AsgctFrame& frame = request.frames[i];
@@ -213,10 +210,42 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   counters().count_delivered(biased, depth.truncated);
 }
 
-bool Deliverer::cut_above_root(JNIEnv* jni, const Request& request, jint count, uint64_t ticket, bool rooted) {
-  const bool ends_in_root = thread_roots_.is_root(jni, jvmti(), request.frames[count - 1].method_id);
-  if (!rooted && ends_in_root) threads_.mark_rooted(request.jni, ticket);
-  return rooted && !ends_in_root;
+Deliverer::Verdict Deliverer::check_complete(JNIEnv* jni, const Request& request, jint count, int exact,
+                                             int physical_used, uint64_t ticket, bool rooted) {
+  switch (request.completeness) {
+    case Completeness::kProven:
+      stats_.proven++;
+      ends_in_root(jni, request, count, ticket, rooted);  // learns the thread's root from it
+      return Verdict{};
+    case Completeness::kCutShort:
+      stats_.cut_seen_by_proof++;
+      return Verdict{JVMKIT_FAILURE_CUT_SHORT, false};
+    case Completeness::kUnproven:
+      stats_.unproven++;
+      break;
+    case Completeness::kUnchecked:
+      stats_.unchecked++;
+      break;
+  }
+  if (exact == count && physical_used < request.physical_count) {
+    stats_.cut_seen_by_walk++;
+    return Verdict{JVMKIT_FAILURE_CUT_SHORT, false};
+  }
+  // The thread's root decides where it is known: a trace that ends in it is whole, one that ends
+  // elsewhere is cut. Elsewhere nothing proves the trace whole: it is delivered, biased.
+  const bool whole = ends_in_root(jni, request, count, ticket, rooted);
+  if (rooted && !whole) {
+    stats_.cut_seen_by_root++;
+    return Verdict{JVMKIT_FAILURE_CUT_SHORT, false};
+  }
+  if (!whole) stats_.biased_unproven++;
+  return Verdict{JVMKIT_FAILURE_REASON_COUNT, !whole};
+}
+
+bool Deliverer::ends_in_root(JNIEnv* jni, const Request& request, jint count, uint64_t ticket, bool rooted) {
+  const bool root = thread_roots_.is_root(jni, jvmti(), request.frames[count - 1].method_id);
+  if (!rooted && root) threads_.mark_rooted(request.jni, ticket);
+  return root;
 }
 
 void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref) {

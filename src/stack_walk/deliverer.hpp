@@ -48,10 +48,15 @@ class Deliverer {
   // How frames were typed and why traces were cut short, since the process started (printed at
   // Disable with JVMKIT_WALK_DEBUG).
   struct Stats {
-    int64_t typed_exact = 0;       // frames typed from the physical walk
-    int64_t typed_fallback = 0;    // ... and by the fallback
-    int64_t cut_seen_by_walk = 0;  // traces failed cut_short by the physical walk
-    int64_t cut_seen_by_root = 0;  // ... by their bottom frame
+    int64_t typed_exact = 0;        // frames typed from the physical walk
+    int64_t typed_fallback = 0;     // ... and by the fallback
+    int64_t cut_seen_by_walk = 0;   // traces failed cut_short by the physical walk
+    int64_t cut_seen_by_root = 0;   // ... by their bottom frame
+    int64_t cut_seen_by_proof = 0;  // ... by the capture's completeness proof
+    int64_t proven = 0;             // traces the capture proved complete
+    int64_t unproven = 0;           // traces whose proof could not reach the thread's first entry
+    int64_t unchecked = 0;          // traces the capture could not walk at all
+    int64_t biased_unproven = 0;    // traces delivered biased: neither proof nor root says they are whole
   };
   const Stats& stats() const { return stats_; }
 
@@ -62,10 +67,20 @@ class Deliverer {
   void fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason);
   // The thread of a captured request; ROOTED (optional) receives its ThreadRegistry "rooted" mark.
   jobject resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted = nullptr);
-  // Whether a complete-looking trace (its first COUNT frames, not truncated) of a thread that was
-  // seen with a root is cut short (see thread_roots.hpp); marks the thread rooted when this trace
-  // ends in a root.
-  bool cut_above_root(JNIEnv* jni, const Request& request, jint count, uint64_t ticket, bool rooted);
+  // Whether a trace (its first COUNT frames) ends where a thread started from Java begins (see
+  // thread_roots.hpp); marks the thread rooted when it does and was not (ROOTED).
+  bool ends_in_root(JNIEnv* jni, const Request& request, jint count, uint64_t ticket, bool rooted);
+  // What becomes of a complete-looking trace (its first COUNT frames, not truncated): the failure
+  // cut_short, or a trace (REASON == JVMKIT_FAILURE_REASON_COUNT), biased when nothing proves it
+  // whole (UNPROVEN). The capture's proof decides (completeness.hpp); where it could not, the
+  // physical walk (EXACT of the frames typed from it, using PHYSICAL_USED of its frames) and the
+  // thread's root (see thread_roots.hpp) do.
+  struct Verdict {
+    jvmkitFailureReason reason = JVMKIT_FAILURE_REASON_COUNT;
+    bool unproven = false;
+  };
+  Verdict check_complete(JNIEnv* jni, const Request& request, jint count, int exact, int physical_used, uint64_t ticket,
+                         bool rooted);
   // What the debug checks of "exactly one outcome" count for the request being delivered; from
   // begin to end, current_trace_truncated() on this thread says TRUNCATED.
   void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated, void* user_data);

@@ -28,6 +28,7 @@
 #include "concurrent/index_stack.hpp"
 #include "concurrent/wake_event.hpp"
 #include "hotspot/asgct.hpp"
+#include "stack_walk/completeness.hpp"
 #include "stack_walk/depth.hpp"
 #include "stack_walk/physical_frame.hpp"
 
@@ -48,9 +49,10 @@ struct Request {
   jint num_frames;  // kCaptured: ASGCT's result (<= 0 is a failure code)
   uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext (at_call: the last Java frame's)
   uintptr_t sp;
-  bool at_call;        // kCaptured without a ucontext: the stack at the request, from the last Java frame
-  bool coarse_top;     // kCaptured: the interrupted PC is in an nmethod with coarse debug info
-  int physical_count;  // kCaptured: physical frames found from the top (frame types)
+  bool at_call;               // kCaptured without a ucontext: the stack at the request, from the last Java frame
+  bool coarse_top;            // kCaptured: the interrupted PC is in an nmethod with coarse debug info
+  Completeness completeness;  // kCaptured: the capture's proof that the trace is the whole stack
+  int physical_count;         // kCaptured: physical frames found from the top (frame types)
   PhysicalFrame physical[kMaxPhysicalFrames];
   // kCaptured: the slot's capture_depth() frames in the pool's storage, set once by the pool. The
   // capture writes up to capture_depth() of them (num_frames); a trace delivers at most max_frames().
@@ -72,6 +74,7 @@ struct Request {
     sp = 0;
     at_call = false;
     coarse_top = false;
+    completeness = Completeness::kUnchecked;
     physical_count = 0;
   }
 };

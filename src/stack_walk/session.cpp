@@ -12,6 +12,7 @@
 #include "hotspot/java_vm.hpp"
 #include "hotspot/method_layout.hpp"
 #include "stack_walk/signal/capture.hpp"
+#include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
 #include "stack_walk/vm_probe.hpp"
 
@@ -231,10 +232,14 @@ void Session::print_debug_summary() const {
   const Deliverer::Stats& stats = deliverer_.stats();
   std::fprintf(stderr,
                "; code map: %zu blobs, %zu nmethods, interpreter %s; frames typed exactly %lld, by fallback %lld; "
-               "traces cut short seen by the physical walk %lld, by the bottom frame %lld\n",
+               "traces cut short seen by the physical walk %lld, by the bottom frame %lld, by the proof %lld; "
+               "proven complete %lld, unproven %lld (walk ends: %s), unchecked %lld, biased as unproven %lld\n",
                code_map_.blobs(), code_map_.nmethods(), code_map_.has_interpreter() ? "yes" : "no",
                static_cast<long long>(stats.typed_exact), static_cast<long long>(stats.typed_fallback),
-               static_cast<long long>(stats.cut_seen_by_walk), static_cast<long long>(stats.cut_seen_by_root));
+               static_cast<long long>(stats.cut_seen_by_walk), static_cast<long long>(stats.cut_seen_by_root),
+               static_cast<long long>(stats.cut_seen_by_proof), static_cast<long long>(stats.proven),
+               static_cast<long long>(stats.unproven), proof_walk_ends().c_str(),
+               static_cast<long long>(stats.unchecked), static_cast<long long>(stats.biased_unproven));
 }
 
 }  // namespace jvmkit::walk

@@ -81,6 +81,7 @@ JVMKIT_SIGNAL_SAFE void capture_without_context(const CaptureState& state, JNIEn
   counters().count_at_call();
   request->num_frames = captured.result;
   request->physical_count = captured.physical_count;
+  request->completeness = captured.completeness;
   JVMKIT_DCHECK(request->num_frames <= depth);
   JVMKIT_DCHECK(request->physical_count >= 0 && request->physical_count <= kMaxPhysicalFrames);
 }
@@ -126,9 +127,9 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
       // One frame more than a trace delivers: a walk that fills them all was truncated (depth.hpp).
       const jint depth = pool->capture_depth();
       if (code_map != nullptr) {
-        request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, depth, *code_map,
-                                                    stack_top_for(jni, request->sp), request->physical,
-                                                    &request->physical_count, &request->coarse_top);
+        request->num_frames = capture_with_recovery(
+            asgct, jni, ucontext, request->frames, depth, *code_map, stack_top_for(jni, request->sp), request->physical,
+            &request->physical_count, &request->coarse_top, &request->completeness);
       } else {
         hotspot::AsgctTrace trace{jni, 0, request->frames};
         asgct(&trace, depth, ucontext);

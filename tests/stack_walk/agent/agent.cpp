@@ -280,6 +280,15 @@ void final_checks() {
       violation("fewer than %ld%% of accepted requests delivered", min_pct);
     }
     ok = check_tracked_threads(option("check_prefix", "worker-").c_str(), option_long("min_per_thread", 50)) && ok;
+    ok = check_bottoms(option_long("min_checked", 0)) && ok;
+    // Signal requests come back biased only where the capture could not prove the trace whole.
+    const int64_t unproven = unproven_traces(), signal_traces = s.unbiased_begins + unproven;
+    std::fprintf(stderr, "  signal traces delivered biased (not proven complete): %lld of %lld\n", (long long)unproven,
+                 (long long)signal_traces);
+    if (unproven * 1000 > signal_traces * option_long("max_unproven_permille", 5)) {
+      violation("more than %ld per mille of the signal traces could not be proven complete",
+                option_long("max_unproven_permille", 5));
+    }
     if (option("check_main", "yes") == "yes") ok = check_tracked_threads("main", 5) && ok;
   }
   // Frame types (docs/stack_walk.md "Frame types"): forbid_type / require_type name a type that
@@ -394,6 +403,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   set_hot_method_name(option("hot", ""));
   set_expected_tops(option("expect_top", ""));
   set_required_method_name(option("require_method", ""));
+  set_required_bottoms(option("require_bottom", ""));
   set_truth(option("truth", ""));
   set_call_sites(option("callsites", ""));
   install_signal_handler();

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <jvmkit/stack_walk.h>
 
@@ -40,6 +41,9 @@ struct Tracked {
   std::atomic<int64_t> failed_by_reason[JVMKIT_FAILURE_REASON_COUNT] = {};  // JvmkitCurrentFailureReason
   std::atomic<bool> reached_required{false};  // a trace with the require_method frame was delivered
   std::atomic<int64_t> missing_required{0};   // later delivered traces without that frame
+  std::atomic<bool> reached_bottom{false};    // an unbiased trace ended in a require_bottom frame
+  std::atomic<int64_t> bottom_checked{0};     // later unbiased traces checked for their bottom frame
+  std::atomic<int64_t> wrong_bottom{0};       // ... that end elsewhere
 };
 extern Tracked g_tracked[kMaxTracked];
 extern std::atomic<int> g_tracked_count;
@@ -137,6 +141,17 @@ bool enable_at_call_events(jint alloc_interval);
 // MIN_NESTED: compared traces with a static initializer above their bottom frame (the VM called
 // Java again below it).
 bool check_at_call(long min_checks, long min_per_source, long min_nested, long max_served_later_permille);
+
+// The bottom-frame check (option require_bottom, bottom_check.cpp): SPEC is "Class.method/...";
+// check_bottom_of_trace judges one delivered trace (FRAMES its methods, top first); check_bottoms fails on any wrong
+// bottom and on a tracked thread with fewer than MIN_CHECKED traces checked.
+void set_required_bottoms(const std::string& spec);
+void check_bottom_of_trace(Tracked& tracked, const std::vector<jmethodID>& frames, bool biased);
+bool check_bottoms(long min_checked);
+JNIEnv* jni_env();
+// Signal requests whose trace came biased: the capture could not prove it complete (a thread
+// without a known bottom frame); printed, and limited by option max_unproven_permille.
+int64_t unproven_traces();
 
 // Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.
 bool check_accounting(const char* when, bool expect_pending_zero);

@@ -25,78 +25,15 @@
 #include "base/debug_check.hpp"
 #include "hotspot/java_thread.hpp"
 #include "hotspot/method_layout.hpp"
+#include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/java_frames.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
 
 namespace {
-
-// x86-64 interpreter frame slots, in words from its rbp (HotSpot's frame_x86.hpp).
-constexpr intptr_t kInterpreterMethodSlot = -3;
-constexpr intptr_t kInterpreterBcpSlot = -8;
-
-// The virtual frames of the Java frame AT in R, appended to FRAMES[*N..DEPTH): a compiled frame
-// stands at a call, described by that call's own record; an interpreter frame by its Method* and
-// bytecode pointer; a native method's frame (HotSpot's wrapper, or the interpreter's native entry,
-// which keeps a null bytecode pointer) as AsyncGetCallTrace reports it. False when the frame cannot
-// be described.
-JVMKIT_SIGNAL_SAFE bool append_frames(const CodeRange& r, const Regs& at, const StackBounds& bounds,
-                                      const hotspot::MethodLayout& methods, hotspot::AsgctFrame* frames, jint depth,
-                                      jint* n) noexcept {
-  if (r.kind == CodeKind::kNMethod && r.native_wrapper) {
-    frames[(*n)++] = hotspot::AsgctFrame{hotspot::kAsgctNativeBci, r.method};
-    return true;
-  }
-  if (r.kind == CodeKind::kNMethod) {
-    int count = 0;
-    const hotspot::AsgctFrame* call =
-        r.call_sites != nullptr ? r.call_sites->find(static_cast<uint32_t>(at.pc - r.start), &count) : nullptr;
-    if (call == nullptr) return false;
-    for (int i = 0; i < count && *n < depth; i++) frames[(*n)++] = call[i];
-    return true;
-  }
-  const uintptr_t method_slot = at.fp + 8 * kInterpreterMethodSlot, bcp_slot = at.fp + 8 * kInterpreterBcpSlot;
-  if (!bounds.holds(method_slot) || !bounds.holds(bcp_slot)) return false;
-  const uintptr_t method = load_word(method_slot);
-  const jmethodID id = method != 0 ? methods.method_id(method) : nullptr;
-  const uintptr_t bcp = load_word(bcp_slot);
-  const jint bci = method != 0 && bcp != 0 ? methods.bci(method, bcp) : -1;
-  if (id == nullptr || (bcp != 0 && bci < 0)) return false;
-  frames[(*n)++] = hotspot::AsgctFrame{bcp == 0 ? hotspot::kAsgctNativeBci : bci, id};
-  return true;
-}
-
-// x86-64 (not Windows) call stub frame: its JavaCallWrapper* lies 6 words below its rbp (HotSpot's
-// frame::entry_frame_call_wrapper_offset).
-constexpr intptr_t kCallWrapperSlot = -6;
-
-enum class EntryStep { kFirst, kBelow, kUnknown };
-
-// At the entry frame ENTRY (the call stub's return address and its rbp, as the Java frame above
-// it returns to them): kFirst when it is the thread's first entry into Java, kBelow when the VM
-// was called from Java frames further down (a class initialiser, a JNI upcall, reflection through
-// a native method), whose first Java frame goes to *BELOW. kUnknown when that cannot be read.
-JVMKIT_SIGNAL_SAFE EntryStep below_entry(const CodeSnapshot& code, const StackBounds& bounds, const Regs& entry,
-                                         uintptr_t stack_top, Regs* below) noexcept {
-  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
-  const uintptr_t slot = entry.fp + 8 * static_cast<uintptr_t>(kCallWrapperSlot);
-  if (layout == nullptr || layout->wrapper_extent() == 0 || entry.fp <= bounds.lo || !bounds.holds(slot)) {
-    return EntryStep::kUnknown;
-  }
-  // The wrapper is a local of the VM's JavaCalls code, which called the stub: above its frame.
-  const uintptr_t wrapper = load_word(slot);
-  if ((wrapper & 7) != 0 || wrapper <= entry.fp || !bounds.holds(wrapper + layout->wrapper_extent() - 8)) {
-    return EntryStep::kUnknown;
-  }
-  const hotspot::LastJavaFrame saved = layout->saved_by_call_wrapper(wrapper);
-  if (saved.sp == 0) return EntryStep::kFirst;
-  if (saved.sp <= wrapper || !bounds.holds(saved.sp) || !first_java_frame(code, saved, stack_top, below)) {
-    return EntryStep::kUnknown;
-  }
-  return EntryStep::kBelow;
-}
 
 // The stack from TOP, the compiled caller of the runtime stub the thread is in, walked frame by
 // frame where AsyncGetCallTrace cannot start (HotSpot's own walker refuses the frames of some
@@ -105,31 +42,25 @@ JVMKIT_SIGNAL_SAFE EntryStep below_entry(const CodeSnapshot& code, const StackBo
 // for a frame it could not walk.
 JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uintptr_t stack_top,
                                         hotspot::AsgctFrame* frames, jint depth, PhysicalFrame* physical,
-                                        int* physical_count) noexcept {
-  const hotspot::MethodLayout* methods = hotspot::known_method_layout();
-  if (methods == nullptr) return hotspot::asgct::kNotWalkableNotJava;
-  const StackBounds bounds = walk_bounds(top, stack_top);
-  const CodeRange* r = code.find(top.pc);
+                                        int* physical_count, Completeness* completeness) noexcept {
   jint n = 0;
   int p = 0;
-  while (r != nullptr && n < depth) {
-    const Regs at = top;
-    const CodeRange& range = *r;
-    const CallerStep step = java_caller(code, bounds, range, at, &top, &r);
-    // A caller this walk cannot go past: the frames below it would be missing.
-    if (step == CallerStep::kUnreadable || step == CallerStep::kCallerUnknown ||
-        !append_frames(range, at, bounds, *methods, frames, depth, &n)) {
-      return hotspot::asgct::kNotWalkableNotJava;
-    }
-    if (p < kMaxPhysicalFrames) physical[p++] = physical_frame_of(range);
-    if (step != CallerStep::kEnd) continue;
-    if (r == nullptr || !r->call_stub) break;  // not an entry frame: the end, as before
-    const EntryStep entry = below_entry(code, bounds, top, stack_top, &top);
-    if (entry == EntryStep::kUnknown) return hotspot::asgct::kNotWalkableNotJava;
-    if (entry == EntryStep::kFirst) break;
-    r = code.find(top.pc);
-  }
+  const JavaWalkEnd end = walk_java_frames(code, top, walk_bounds(top, stack_top), stack_top, true, Describe::kAll,
+                                           [&](const CodeRange& range, const VirtualFrames& virt) {
+                                             for (int i = 0; i < virt.count && n < depth; i++) {
+                                               frames[n++] = virt.frames[i];
+                                             }
+                                             if (p < kMaxPhysicalFrames) physical[p++] = physical_frame_of(range);
+                                             return n < depth;
+                                           });
+  // A frame this walk cannot pass: the frames below it would be missing. (A walk that ends in code
+  // that is neither Java nor an entry frame ends there, as AsyncGetCallTrace's does.)
+  if (end == JavaWalkEnd::kUnwalkable || end == JavaWalkEnd::kCallerUnknown) return hotspot::asgct::kNotWalkableNotJava;
   *physical_count = p;
+  // Built from the walk itself: whole when it reached the thread's first entry into Java.
+  *completeness = end == JavaWalkEnd::kFirstEntry ? Completeness::kProven
+                  : end == JavaWalkEnd::kStopped  ? Completeness::kUnchecked
+                                                  : Completeness::kUnproven;
   return n;
 }
 
@@ -151,6 +82,15 @@ JVMKIT_SIGNAL_SAFE jint exact_top(const CodeRange& r, uintptr_t ret, hotspot::As
   if (kept > 0) std::memmove(frames + count, frames + old_top, sizeof(hotspot::AsgctFrame) * kept);
   std::memcpy(frames, call, sizeof(hotspot::AsgctFrame) * std::min<jint>(count, depth));
   return std::min<jint>(count + std::max<jint>(kept, 0), depth);
+}
+
+// After ASGCT's trace of OUT->result frames from TOP: the physical frames, and the proof that a
+// trace that is not truncated is the whole stack.
+JVMKIT_SIGNAL_SAFE void walk_and_prove(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
+                                       const hotspot::AsgctFrame* frames, jint depth, PhysicalFrame* physical,
+                                       AtCallCapture* out) noexcept {
+  out->physical_count = walk_physical(code, top, stack_top, physical, kMaxPhysicalFrames);
+  if (out->result < depth) out->completeness = prove_complete(code, top, stack_top, frames, out->result);
 }
 
 }  // namespace
@@ -192,7 +132,7 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
   }
   if (top.sp == last.sp) {  // the anchor is a Java frame: ASGCT's answer is exact
     out.later = unwalkable;
-    if (out.result > 0) out.physical_count = walk_physical(*code, top, stack_top, physical, kMaxPhysicalFrames);
+    if (out.result > 0) walk_and_prove(*code, top, stack_top, frames, depth, physical, &out);
     return out;
   }
   // Below a runtime stub: ASGCT described the caller by the record after its call, or could not
@@ -200,9 +140,10 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
   // served later.
   if (out.result > 0) {
     out.result = exact_top(*code->find(top.pc), top.pc, frames, out.result, depth);
-    out.physical_count = walk_physical(*code, top, stack_top, physical, kMaxPhysicalFrames);
+    walk_and_prove(*code, top, stack_top, frames, depth, physical, &out);
   } else if (unwalkable) {
-    out.result = walk_below_stub(*code, top, stack_top, frames, depth, physical, &out.physical_count);
+    out.result =
+        walk_below_stub(*code, top, stack_top, frames, depth, physical, &out.physical_count, &out.completeness);
     out.later = out.result <= 0;
   }
   return out;

@@ -9,6 +9,7 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
+#include "stack_walk/completeness.hpp"
 #include "stack_walk/physical_frame.hpp"
 
 namespace jvmkit::walk {
@@ -19,6 +20,7 @@ struct AtCallCapture {
                        // ucontext), or its last Java frame was not walkable: nothing was captured,
                        // the request must be served later
   int physical_count = 0;
+  Completeness completeness = Completeness::kUnchecked;  // a trace captured here: see completeness.hpp
 };
 
 // Captures the current thread's stack as it is at this call, into FRAMES (capacity DEPTH), from

@@ -126,6 +126,15 @@ JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot
   return false;
 }
 
+JVMKIT_SIGNAL_SAFE bool anchor_frame(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,
+                                     Regs* out) noexcept {
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr) return false;
+  const hotspot::LastJavaFrame last = layout->last_java_frame(jni);
+  if (last.sp <= sp || last.sp >= stack_top || (last.sp & 7) != 0) return false;
+  return first_java_frame(code, last, stack_top, out);
+}
+
 JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out,
                                      int max) noexcept {
   const StackBounds bounds = walk_bounds(at, stack_top);

@@ -69,6 +69,12 @@ JVMKIT_SIGNAL_SAFE inline bool is_java(const CodeRange* r) noexcept {
 JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
                                          uintptr_t stack_top, Regs* out) noexcept;
 
+// The current thread's last Java frame, which HotSpot's frame anchor records while the thread runs
+// outside Java code (native code, the VM): where AsyncGetCallTrace starts then (first_java_frame of
+// the anchor). False when the anchor is unknown or empty, or its SP is not on the stack above SP.
+JVMKIT_SIGNAL_SAFE bool anchor_frame(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,
+                                     Regs* out) noexcept;
+
 // Registers an inline intrinsic keeps pushed at most (HotSpot's x86 string_indexof saves four).
 constexpr int kMaxIntrinsicPushes = 6;
 

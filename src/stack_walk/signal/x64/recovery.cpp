@@ -33,6 +33,7 @@
 #include "base/debug_check.hpp"
 #include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
+#include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
@@ -242,20 +243,6 @@ JVMKIT_SIGNAL_SAFE bool in_nmethod_body(const CodeRange* r, uintptr_t pc) noexce
          !at_epilogue_pop(*r, pc) && !after_epilogue(*r, pc);
 }
 
-// The physical frames from the current thread's last Java frame, which HotSpot's frame anchor
-// records while the thread runs outside Java code (native code, the VM): where ASGCT started.
-// 0 when the anchor is unknown or empty, or its SP is not on the stack above SP.
-JVMKIT_SIGNAL_SAFE int walk_from_anchor(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,
-                                        PhysicalFrame* physical) noexcept {
-  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
-  if (layout == nullptr) return 0;
-  const hotspot::LastJavaFrame last = layout->last_java_frame(jni);
-  if (last.sp <= sp || last.sp >= stack_top || (last.sp & 7) != 0) return 0;
-  Regs first{};
-  if (!first_java_frame(code, last, stack_top, &first)) return 0;
-  return walk_physical(code, first, stack_top, physical, kMaxPhysicalFrames);
-}
-
 JVMKIT_SIGNAL_SAFE jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
   if (range == nullptr) return JVMKIT_RECOVERY_NATIVE_LEAF;
   if (range->kind == CodeKind::kNMethod) {
@@ -318,6 +305,7 @@ struct Capture {
   uintptr_t stack_top;       // 0: unknown (no stack slot is read)
   PhysicalFrame* physical;
   int* physical_count;
+  Completeness* completeness;
 
   JVMKIT_SIGNAL_SAFE bool stack_known() const noexcept { return stack_top > at.sp; }
   JVMKIT_SIGNAL_SAFE StackBounds bounds() const noexcept {
@@ -327,8 +315,11 @@ struct Capture {
     JVMKIT_DCHECK(skip >= 0 && skip < depth);  // ASGCT gets room for at least one frame
     return retry_from(asgct, jni, uc, from, how, frames + skip, depth - skip);
   }
-  JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already) const noexcept {
+  // The physical frames from FROM, after those ALREADY recorded, and the proof that the trace of
+  // N frames, whose frame at FROM is the first walked, is complete (not for a truncated one).
+  JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already, jint n) const noexcept {
     JVMKIT_DCHECK(already >= 0 && already <= kMaxPhysicalFrames);
+    if (n < depth) *completeness = prove_complete(*code, from, stack_top, frames + already, n - already);
     return walk_physical(*code, from, stack_top, physical + already, kMaxPhysicalFrames - already);
   }
 };
@@ -349,7 +340,7 @@ JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_real_frame_sp(const Capture& c,
   const Regs real{c.at.pc, c.at.sp + static_cast<uintptr_t>(adjust), c.at.fp};
   const jint result = c.retry(real, RetryPc::kExact, 0);
   if (result > 0) {
-    *c.physical_count = c.walk(real, 0);
+    *c.physical_count = c.walk(real, 0, result);
     rc.recovered[JVMKIT_RECOVERY_NMETHOD_INTRINSIC].fetch_add(1, std::memory_order_relaxed);
   } else {
     rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
@@ -359,10 +350,14 @@ JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_real_frame_sp(const Capture& c,
 
 // Step 2. After ASGCT succeeded: the physical frames, from the interrupted PC when it is in Java
 // code, else from the thread's last Java frame (where ASGCT started).
-JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c) noexcept {
+JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c, jint n) noexcept {
   if (c.code == nullptr || !c.stack_known()) return;
-  *c.physical_count =
-      is_java(c.range) ? c.walk(c.at, 0) : walk_from_anchor(*c.code, c.jni, c.at.sp, c.stack_top, c.physical);
+  Regs from = c.at;
+  if (is_java(c.range) || anchor_frame(*c.code, c.jni, c.at.sp, c.stack_top, &from)) {
+    *c.physical_count = c.walk(from, 0, n);
+  } else if (n < c.depth) {
+    *c.completeness = prove_complete_from_leaf(*c.code, c.at, c.stack_top, c.frames, n);
+  }
 }
 
 // Step 3. Whether a failed capture is worth a recovery; counts the attempt, and the reason when
@@ -430,7 +425,7 @@ JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexc
       retried += 1;
       c.physical[walked++] = {c.range->method, CodeKind::kNMethod};
     }
-    walked += c.walk(from, walked);
+    walked += c.walk(from, walked, retried);
     *c.physical_count = walked;
     rc.recovered[kind].fetch_add(1, std::memory_order_relaxed);
     return retried;
@@ -501,22 +496,24 @@ JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexc
 JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext,
                                               hotspot::AsgctFrame* frames, jint depth,
                                               const CodeSnapshotCell& code_snapshots, uintptr_t stack_top,
-                                              PhysicalFrame* physical, int* physical_count, bool* coarse_top) noexcept {
+                                              PhysicalFrame* physical, int* physical_count, bool* coarse_top,
+                                              Completeness* completeness) noexcept {
   JVMKIT_DCHECK(depth > 0);
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   const Regs at = regs_of(uc);
   CodeSnapshotCell::Reader reader(code_snapshots);
   const CodeSnapshot* code = reader.get();
-  const Capture c{asgct, jni,       uc,       frames,        depth, code, code ? code->find(at.pc) : nullptr,
-                  at,    stack_top, physical, physical_count};
+  const Capture c{asgct, jni,       uc,       frames,         depth,       code, code ? code->find(at.pc) : nullptr,
+                  at,    stack_top, physical, physical_count, completeness};
   *physical_count = 0;
+  *completeness = Completeness::kUnchecked;
   *coarse_top = c.range != nullptr && c.range->kind == CodeKind::kNMethod && c.range->coarse_debug_info;
 
   const jint first = run_asgct(asgct, jni, ucontext, frames, depth);
   if (first <= 0) recovery_counters().count_first_answer(first);
   if (const std::optional<jint> corrected = walk_from_real_frame_sp(c, first)) return *corrected;
   if (first > 0) {
-    record_physical_frames(c);
+    record_physical_frames(c, first);
     return first;
   }
   return should_recover(c, first) ? recover_from_caller(c, first) : first;

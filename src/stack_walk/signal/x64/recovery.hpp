@@ -9,6 +9,7 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
+#include "stack_walk/completeness.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
@@ -49,10 +50,12 @@ JVMKIT_SIGNAL_SAFE inline bool recoverable_or_success(jint code) noexcept { retu
 // Recoveries are counted by kind in recovery_counters(). STACK_TOP is the highest address of the
 // thread's stack (0: unknown); no stack slot at or above it is read, and with 0 none at all (the
 // physical walk and the recovery are skipped). *COARSE_TOP tells whether the interrupted PC lies in
-// compiled code with debug records at safepoints only (CodeRange::coarse_debug_info).
+// compiled code with debug records at safepoints only (CodeRange::coarse_debug_info). *COMPLETENESS
+// receives the proof that a successful trace is the thread's whole stack (completeness.hpp).
 JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext,
                                               hotspot::AsgctFrame* frames, jint depth,
                                               const CodeSnapshotCell& code_snapshots, uintptr_t stack_top,
-                                              PhysicalFrame* physical, int* physical_count, bool* coarse_top) noexcept;
+                                              PhysicalFrame* physical, int* physical_count, bool* coarse_top,
+                                              Completeness* completeness) noexcept;
 
 }  // namespace jvmkit::walk

@@ -25,4 +25,10 @@ public final class Agent {
 
   /** Calls r.run() from native code (JNI). */
   public static native void callBack(Runnable r);
+
+  /** Runs r.run() on a new native thread attached through JNI as NAME; returns once it detached. */
+  public static native void runAttached(String name, Runnable r);
+
+  /** Unbiased traces checked for their bottom frame on the threads named PREFIX... (require_bottom). */
+  public static native long bottomChecked(String prefix);
 }

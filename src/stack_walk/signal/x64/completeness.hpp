@@ -1,0 +1,39 @@
+// The capture's proof that AsyncGetCallTrace's trace is the thread's whole stack (SIGNAL CONTEXT,
+// see completeness.cpp).
+#pragma once
+
+#include <jni.h>
+
+#include <cstdint>
+#include <string>
+
+#include "base/signal_safe.hpp"
+#include "hotspot/asgct.hpp"
+#include "stack_walk/code_map.hpp"
+#include "stack_walk/completeness.hpp"
+#include "stack_walk/signal/x64/frame.hpp"
+
+namespace jvmkit::walk {
+
+// Whether FRAMES[0..N) (AsyncGetCallTrace's trace, N > 0, not truncated) is the whole stack of the
+// current thread, whose top physical Java frame TOP is the one the trace starts with (the
+// interrupted frame, the caller a recovery retried from, or the thread's last Java frame). Walks
+// from TOP down to the thread's first entry into Java, within [TOP.sp, STACK_TOP), and compares
+// the methods of every frame below TOP, and TOP's own method, with the trace's.
+JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
+                                               const hotspot::AsgctFrame* frames, jint n) noexcept;
+
+// The same for a trace whose interrupted PC AT lies outside Java code while the thread runs Java
+// (a leaf call from compiled code: System.nanoTime's clock, a runtime leaf), where neither the
+// frame anchor nor the PC names the top Java frame: the caller's return address is looked for
+// just above AT.sp, and a walk from there must match the trace exactly. Never kCutShort: a
+// guessed start proves nothing by a mismatch.
+JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& code, const Regs& at,
+                                                         uintptr_t stack_top, const hotspot::AsgctFrame* frames,
+                                                         jint n) noexcept;
+
+// How the proofs since the process started ended, by outcome ("proven:N more_frames:N ..."), for
+// diagnostics. Not signal context.
+std::string proof_walk_ends();
+
+}  // namespace jvmkit::walk

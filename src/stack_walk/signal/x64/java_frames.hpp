@@ -1,0 +1,102 @@
+// SIGNAL CONTEXT. The Java frames of the current thread's stack, walked frame by frame from one
+// physical Java frame down to the thread's first entry into Java, across the entry frames where the
+// VM called Java again (a class initialiser, a JNI upcall, class loading, reflection), as HotSpot's
+// own walker crosses them. Shared by the capture at a call (at_call.cpp), which builds a trace from
+// it where AsyncGetCallTrace cannot start, and by the completeness proof (completeness.cpp), which
+// checks AsyncGetCallTrace's trace against it.
+//
+// May call: CodeSnapshot::find, CallSites::find, the JavaThreadLayout and MethodLayout readers
+// (loads through offsets checked at Enable), and plain loads of stack slots inside the bounds given
+// (the current thread's own stack) and of code bytes of known ranges. Nothing else.
+#pragma once
+
+#include "base/signal_safe.hpp"
+#include "hotspot/asgct.hpp"
+#include "hotspot/method_layout.hpp"
+#include "stack_walk/code_map.hpp"
+#include "stack_walk/signal/x64/frame.hpp"
+#include "stack_walk/signal/x64/physical_walk.hpp"
+
+namespace jvmkit::walk {
+
+// The virtual frames of one physical Java frame, innermost first, as AsyncGetCallTrace reports them.
+struct VirtualFrames {
+  const hotspot::AsgctFrame* frames = nullptr;  // COUNT frames (into the code map's records, or ONE);
+                                                // nullptr: an interpreter frame left undescribed
+  int count = 0;
+  hotspot::AsgctFrame one{};  // the single frame of an interpreter frame or a native method
+};
+
+// What a walk learns of the frames below its top one.
+enum class Describe {
+  kAll,             // every frame: an interpreter frame's Method* is followed to its jmethodID,
+                    // which only a walk from a frame anchor may do (the frames are sure to be real)
+  kAllButInterpreted,  // an interpreter frame is one frame whose method is not read (frames ==
+                       // nullptr): a walk that may have gone wrong never follows a pointer it read
+};
+
+// Describes the Java frame AT in R: a compiled frame standing at a call by that call's own record;
+// an interpreter frame by its Method* and bytecode pointer; a native method's frame (HotSpot's
+// wrapper, or the interpreter's native entry, which keeps a null bytecode pointer) as
+// AsyncGetCallTrace reports it. False when the frame cannot be described. An interpreter frame
+// is described as HOW says.
+JVMKIT_SIGNAL_SAFE bool describe_java_frame(const CodeRange& r, const Regs& at, const StackBounds& bounds,
+                                            const hotspot::MethodLayout& methods, Describe how,
+                                            VirtualFrames* out) noexcept;
+
+enum class EntryStep { kFirst, kBelow, kUnknown };
+
+// At the entry frame ENTRY (the call stub's return address and its rbp, as the Java frame above
+// it returns to them): kFirst when it is the thread's first entry into Java, kBelow when the VM
+// was called from Java frames further down, whose first Java frame goes to *BELOW. kUnknown when
+// that cannot be read.
+JVMKIT_SIGNAL_SAFE EntryStep below_entry(const CodeSnapshot& code, const StackBounds& bounds, const Regs& entry,
+                                         uintptr_t stack_top, Regs* below) noexcept;
+
+// How a walk of the Java frames ended.
+enum class JavaWalkEnd {
+  kFirstEntry,     // at the thread's first entry into Java: every Java frame was visited
+  kStopped,        // the visitor asked to stop
+  kCallerUnknown,  // a Java frame follows that cannot be walked (java_caller's kCallerUnknown)
+  kUnwalkable,     // a frame the walk cannot pass, describe or read (an unknown frame size, an
+                   // entry frame it cannot read, a slot outside the bounds)
+  kOtherCode,      // a Java frame returns into code that is neither Java nor the call stub
+};
+
+// Walks the Java frames from TOP (a PC in Java code) within BOUNDS, below STACK_TOP, and calls
+// VISIT(range, virtual_frames) for each physical frame from the top; VISIT returns false to stop.
+// The top frame is described (its virtual frames passed) only when DESCRIBE_TOP: a frame
+// interrupted at any PC has no call record, and gets COUNT 0. HOW: see Describe.
+template <typename Visit>
+JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs top, const StackBounds& bounds,
+                                                uintptr_t stack_top, bool describe_top, Describe how,
+                                                Visit&& visit) noexcept {
+  const hotspot::MethodLayout* methods = hotspot::known_method_layout();
+  if (methods == nullptr) return JavaWalkEnd::kUnwalkable;
+  const CodeRange* r = code.find(top.pc);
+  bool first = true;
+  while (is_java(r)) {
+    const Regs at = top;
+    const CodeRange& range = *r;
+    // java_caller says kEnd for a compiled frame whose size it does not know: not the bottom here.
+    if (range.kind == CodeKind::kNMethod && range.frame_size == 0) return JavaWalkEnd::kUnwalkable;
+    const CallerStep step = java_caller(code, bounds, range, at, &top, &r);
+    if (step == CallerStep::kUnreadable) return JavaWalkEnd::kUnwalkable;
+    VirtualFrames frames;
+    if ((describe_top || !first) && !describe_java_frame(range, at, bounds, *methods, how, &frames)) {
+      return JavaWalkEnd::kUnwalkable;
+    }
+    first = false;
+    if (!visit(range, frames)) return JavaWalkEnd::kStopped;
+    if (step == CallerStep::kCallerUnknown) return JavaWalkEnd::kCallerUnknown;
+    if (step == CallerStep::kCaller) continue;
+    if (r == nullptr || !r->call_stub) return JavaWalkEnd::kOtherCode;
+    const EntryStep entry = below_entry(code, bounds, top, stack_top, &top);
+    if (entry == EntryStep::kUnknown) return JavaWalkEnd::kUnwalkable;
+    if (entry == EntryStep::kFirst) return JavaWalkEnd::kFirstEntry;
+    r = code.find(top.pc);
+  }
+  return JavaWalkEnd::kOtherCode;
+}
+
+}  // namespace jvmkit::walk
