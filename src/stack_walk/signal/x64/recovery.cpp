@@ -34,6 +34,7 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/leaf_call.hpp"
 
 namespace jvmkit::walk {
 
@@ -365,6 +366,32 @@ JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c) noexcept {
       is_java(c.range) ? c.walk(c.at, 0) : walk_from_anchor(*c.code, c.jni, c.at.sp, c.stack_top, c.physical);
 }
 
+// Step 2a. After ASGCT succeeded from a PC outside the code cache with no frame anchor: a native
+// leaf call of compiled code (leaf_call.hpp). ASGCT described the caller by the record after the
+// call; run it again from the call instruction, so that the call's own record describes it. The
+// answer is taken when it ends in the same frame as the first (the same stack); otherwise the
+// first answer is made again. In code with safepoint records only the leaf call has no record of
+// its own: the trace is marked biased (*COARSE_TOP) and ASGCT's answer stands. nullopt: not
+// such a sample.
+JVMKIT_SIGNAL_SAFE std::optional<jint> describe_leaf_caller(const Capture& c, jint first, bool* coarse_top) noexcept {
+  if (c.code == nullptr || c.range != nullptr || !c.stack_known()) return std::nullopt;
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr || layout->last_java_frame(c.jni).sp != 0) return std::nullopt;  // ASGCT used the anchor
+  LeafCaller caller{};
+  if (!leaf_call_caller(*c.code, c.bounds(), c.at, &caller)) return std::nullopt;
+  if (caller.range->coarse_debug_info) {
+    *coarse_top = true;
+    return std::nullopt;
+  }
+  const jmethodID bottom = c.frames[first - 1].method_id;
+  const jint result = c.retry(caller.regs, RetryPc::kReturnAddress, 0);
+  if (result > 0 && c.frames[result - 1].method_id == bottom) {
+    *c.physical_count = c.walk(caller.regs, 0);
+    return result;
+  }
+  return run_asgct(c.asgct, c.jni, const_cast<ucontext_t*>(c.uc), c.frames, c.depth);
+}
+
 // Step 3. Whether a failed capture is worth a recovery; counts the attempt, and the reason when
 // the answer is no for a reason of ours.
 JVMKIT_SIGNAL_SAFE bool should_recover(const Capture& c, jint result) noexcept {
@@ -516,6 +543,10 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
   if (first <= 0) recovery_counters().count_first_answer(first);
   if (const std::optional<jint> corrected = walk_from_real_frame_sp(c, first)) return *corrected;
   if (first > 0) {
+    if (const std::optional<jint> described = describe_leaf_caller(c, first, coarse_top)) {
+      if (*described > 0 && *c.physical_count == 0) record_physical_frames(c);
+      return *described;
+    }
     record_physical_frames(c);
     return first;
   }
