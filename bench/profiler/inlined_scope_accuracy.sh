@@ -23,12 +23,14 @@
 #   --window S        profiled seconds in attach mode (default 5)
 #   --jdks LIST       17, 25 or 17,25 (default 17,25)
 #   --modes LIST      launch, attach or launch,attach (default launch,attach)
+#   --workload W      InlinedPhases (default) or LeafClock (a loop inside System.nanoTime, below an
+#                     inlined method: every sample belongs to that method)
 #   --out FILE        also write the results to FILE
 # Build first: cmake --build BUILD_DIR --target jvmkit_prof jvmkit java_test_profiler
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ap=${ASYNC_PROFILER_HOME:-} build=build/test runs=5 interval=10ms seconds=15 window=5 jdk_list=17,25
-modes=launch,attach result_file=
+modes=launch,attach result_file= workload=InlinedPhases
 while [ $# -gt 0 ]; do
   case "$1" in
     --ap) ap=$2 ;;
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
     --jdks) jdk_list=$2 ;;
     --modes) modes=$2 ;;
     --out) result_file=$2 ;;
+    --workload) workload=$2 ;;
     *) echo "inlined_scope_accuracy.sh: unknown option '$1' (see the usage at the top of the script)"; exit 2 ;;
   esac
   shift 2
@@ -51,6 +54,7 @@ classes="$build/classes/java_test_profiler"
   { echo "build first: cmake --build $build --target jvmkit_prof jvmkit java_test_profiler"; exit 1; }
 [ -n "$ap" ] && [ -f "$ap/build/lib/libasyncProfiler.so" ] && [ -x "$ap/build/bin/asprof" ] ||
   { echo "--ap: no async-profiler build at '${ap:-}' (build/lib/libasyncProfiler.so, build/bin/asprof)"; exit 1; }
+case "$workload" in InlinedPhases | LeafClock) ;; *) echo "--workload: InlinedPhases or LeafClock, not '$workload'"; exit 2 ;; esac
 [[ "$runs" =~ ^[1-9][0-9]*$ ]] || { echo "--runs: a positive number, not '$runs'"; exit 2; }
 # Both profilers take the interval in nanoseconds here (asprof -i wants a number).
 case "$interval" in
@@ -79,7 +83,7 @@ launch() {
   else
     opts="-agentpath:$ap_lib=start,event=cpu,interval=$interval_ns,collapsed,dot,file=$out/p.collapsed"
   fi
-  "$java" "$opts" -cp "$classes" jvmkit.test.profiler.InlinedPhases "$seconds" "$out/t.truth" 60 40 \
+  "$java" "$opts" -cp "$classes" "jvmkit.test.profiler.$workload" "$seconds" "$out/t.truth" 60 40 \
     >"$out/stdout" 2>"$out/stderr" || { cat "$out/stderr"; echo "run failed" >&2; exit 1; }
   tv "$java" "$out/p.collapsed" "$out/t.truth"
 }
@@ -88,7 +92,7 @@ launch() {
 attach() {
   local java=$1 who=$2 pid
   rm -f "$out/p.collapsed" "$out/t.truth"
-  "$java" -cp "$classes" jvmkit.test.profiler.InlinedPhases $((window + 6)) "$out/t.truth" 50 30 20 >"$out/stdout" 2>&1 &
+  "$java" -cp "$classes" "jvmkit.test.profiler.$workload" $((window + 6)) "$out/t.truth" 50 30 20 >"$out/stdout" 2>&1 &
   pid=$!
   sleep 3  # warmed up: outer is compiled before the profiler arrives
   if [ "$who" = jvmkit ]; then
@@ -108,7 +112,7 @@ stats() {  # stats VALUES... -> "mean sd"
 }
 
 {
-  echo "inlined_scope_accuracy: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, interval $interval, launch ${seconds}s (60/40), attach window ${window}s (50/30/20), $runs runs each"
+  echo "inlined_scope_accuracy: $workload, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, interval $interval, launch ${seconds}s (60/40), attach window ${window}s (50/30/20), $runs runs each"
   echo "jvmkit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), async-profiler $("$asprof" --version 2>/dev/null | head -1)"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   for jdk in ${jdk_list//,/ }; do
