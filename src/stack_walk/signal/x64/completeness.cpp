@@ -41,9 +41,9 @@ enum ProofEnd {
   kProofLeafUnproven,
   kProofEndCount
 };
-constexpr const char* kProofEndNames[kProofEndCount] = {"proven",         "more_frames", "caller_unknown",
-                                                        "top_mismatch",   "methods_mismatch", "unwalkable",
-                                                        "other_code", "leaf_unproven"};
+constexpr const char* kProofEndNames[kProofEndCount] = {"proven",       "more_frames",      "caller_unknown",
+                                                        "top_mismatch", "methods_mismatch", "unwalkable",
+                                                        "other_code",   "leaf_unproven"};
 std::atomic<int64_t> g_proof_ends[kProofEndCount];
 
 JVMKIT_SIGNAL_SAFE Completeness ended(ProofEnd end, Completeness verdict) noexcept {
@@ -74,9 +74,8 @@ JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const R
   return prove(code, top, stack_top, frames, n, true);
 }
 
-JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& code, const Regs& at,
-                                                         uintptr_t stack_top, const hotspot::AsgctFrame* frames,
-                                                         jint n) noexcept {
+JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& code, const Regs& at, uintptr_t stack_top,
+                                                         const hotspot::AsgctFrame* frames, jint n) noexcept {
   const StackBounds bounds{at.sp, std::min(at.sp + 8 * kMaxLeafScan, stack_top)};
   int tries = 0;
   for (uintptr_t slot = at.sp; bounds.holds(slot) && tries < kMaxLeafTries; slot += 8) {

@@ -28,9 +28,8 @@ JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const R
 // frame anchor nor the PC names the top Java frame: the caller's return address is looked for
 // just above AT.sp, and a walk from there must match the trace exactly. Never kCutShort: a
 // guessed start proves nothing by a mismatch.
-JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& code, const Regs& at,
-                                                         uintptr_t stack_top, const hotspot::AsgctFrame* frames,
-                                                         jint n) noexcept;
+JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& code, const Regs& at, uintptr_t stack_top,
+                                                         const hotspot::AsgctFrame* frames, jint n) noexcept;
 
 // How the proofs since the process started ended, by outcome ("proven:N more_frames:N ..."), for
 // diagnostics. Not signal context.

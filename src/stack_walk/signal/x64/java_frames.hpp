@@ -29,8 +29,8 @@ struct VirtualFrames {
 
 // What a walk learns of the frames below its top one.
 enum class Describe {
-  kAll,             // every frame: an interpreter frame's Method* is followed to its jmethodID,
-                    // which only a walk from a frame anchor may do (the frames are sure to be real)
+  kAll,                // every frame: an interpreter frame's Method* is followed to its jmethodID,
+                       // which only a walk from a frame anchor may do (the frames are sure to be real)
   kAllButInterpreted,  // an interpreter frame is one frame whose method is not read (frames ==
                        // nullptr): a walk that may have gone wrong never follows a pointer it read
 };

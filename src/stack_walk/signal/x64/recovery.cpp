@@ -35,6 +35,8 @@
 #include "hotspot/java_thread.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/leaf_call.hpp"
+#include "stack_walk/signal/x64/native_text.hpp"
 
 namespace jvmkit::walk {
 
@@ -58,38 +60,6 @@ constexpr uintptr_t kMaxStackReach = 16 * 1024;
 // Frames unwound (stubs, leaf native frames) before giving up, and ASGCT retries at most.
 constexpr int kMaxSteps = 12;
 constexpr int kMaxRetries = 4;
-
-// Executable segments of libjvm and libc, learnt at Enable (they are never unloaded): return
-// addresses in native frames are checked against them before their bytes are read.
-struct NativeText {
-  std::atomic<int> count{0};
-  uintptr_t start[8] = {};
-  uintptr_t end[8] = {};
-};
-constinit NativeText g_native_text;
-
-JVMKIT_SIGNAL_SAFE bool in_native_text(uintptr_t pc, CodeRange* out) noexcept {
-  const int n = g_native_text.count.load(std::memory_order_acquire);
-  JVMKIT_DCHECK(n >= 0 && n <= 8);  // collect_text fills at most the 8 entries
-  for (int i = 0; i < n; i++) {
-    if (pc >= g_native_text.start[i] && pc < g_native_text.end[i]) {
-      *out = CodeRange{};
-      out->start = g_native_text.start[i];
-      out->end = g_native_text.end[i];
-      return true;
-    }
-  }
-  return false;
-}
-
-// glibc's signal trampoline (__restore_rt): "mov rax, 15 (rt_sigreturn); syscall". A return
-// address pointing at it means the frame below is a signal handler's, and the interrupted
-// context is the ucontext the kernel put just above the return slot.
-JVMKIT_SIGNAL_SAFE bool is_sigreturn(const CodeRange& text, uintptr_t ret) noexcept {
-  static constexpr uint8_t kTrampoline[9] = {0x48, 0xC7, 0xC0, 0x0F, 0x00, 0x00, 0x00, 0x0F, 0x05};
-  return ret + sizeof(kTrampoline) <= text.end &&
-         std::memcmp(reinterpret_cast<const void*>(ret), kTrampoline, sizeof(kTrampoline)) == 0;
-}
 
 // Where a caller's return address may be: [sp] (kEntry), [sp + 8] after "push rbp" (kPushed),
 // [rbp + 8] in an rbp frame (kFrame), or [sp + N] / [sp + N + 8] once a prologue's "sub rsp, N"
@@ -266,30 +236,6 @@ JVMKIT_SIGNAL_SAFE jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate 
   }
 }
 
-int collect_text(struct dl_phdr_info* info, size_t, void*) {
-  const char* name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  if (std::strstr(name, "libjvm.so") == nullptr && std::strstr(name, "libc.so") == nullptr) return 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
-    const int n = g_native_text.count.load(std::memory_order_relaxed);
-    if (n >= 8) return 1;
-    g_native_text.start[n] = info->dlpi_addr + ph.p_vaddr;
-    g_native_text.end[n] = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
-    g_native_text.count.store(n + 1, std::memory_order_release);
-  }
-  return 0;
-}
-
-}  // namespace
-
-void learn_native_text() {
-  if (g_native_text.count.load(std::memory_order_acquire) != 0) return;  // learnt once per process
-  dl_iterate_phdr(collect_text, nullptr);
-}
-
-namespace {
-
 // One capture: what ASGCT is run with, the interrupted registers, the code snapshot and where the
 // stack may be read. Filled once by capture_with_recovery; the steps below only read it (and
 // write the frames and the physical frames).
@@ -358,6 +304,32 @@ JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c, jint n) noexcep
   } else if (n < c.depth) {
     *c.completeness = prove_complete_from_leaf(*c.code, c.at, c.stack_top, c.frames, n);
   }
+}
+
+// Step 2a. After ASGCT succeeded from a PC outside the code cache with no frame anchor: a native
+// leaf call of compiled code (leaf_call.hpp). ASGCT described the caller by the record after the
+// call; run it again from the call instruction, so that the call's own record describes it. The
+// answer is taken when it ends in the same frame as the first (the same stack); otherwise the
+// first answer is made again. In code with safepoint records only the leaf call has no record of
+// its own: the trace is marked biased (*COARSE_TOP) and ASGCT's answer stands. nullopt: not
+// such a sample.
+JVMKIT_SIGNAL_SAFE std::optional<jint> describe_leaf_caller(const Capture& c, jint first, bool* coarse_top) noexcept {
+  if (c.code == nullptr || c.range != nullptr || !c.stack_known()) return std::nullopt;
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr || layout->last_java_frame(c.jni).sp != 0) return std::nullopt;  // ASGCT used the anchor
+  LeafCaller caller{};
+  if (!leaf_call_caller(*c.code, c.bounds(), c.at, &caller)) return std::nullopt;
+  if (caller.range->coarse_debug_info) {
+    *coarse_top = true;
+    return std::nullopt;
+  }
+  const jmethodID bottom = c.frames[first - 1].method_id;
+  const jint result = c.retry(caller.regs, RetryPc::kReturnAddress, 0);
+  if (result > 0 && c.frames[result - 1].method_id == bottom) {
+    *c.physical_count = c.walk(caller.regs, 0, result);
+    return result;
+  }
+  return run_asgct(c.asgct, c.jni, const_cast<ucontext_t*>(c.uc), c.frames, c.depth);
 }
 
 // Step 3. Whether a failed capture is worth a recovery; counts the attempt, and the reason when
@@ -513,6 +485,10 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
   if (first <= 0) recovery_counters().count_first_answer(first);
   if (const std::optional<jint> corrected = walk_from_real_frame_sp(c, first)) return *corrected;
   if (first > 0) {
+    if (const std::optional<jint> described = describe_leaf_caller(c, first, coarse_top)) {
+      if (*described > 0 && *c.physical_count == 0) record_physical_frames(c, *described);
+      return *described;
+    }
     record_physical_frames(c, first);
     return first;
   }

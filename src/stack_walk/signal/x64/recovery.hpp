@@ -9,6 +9,7 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
+#include "stack_walk/signal/x64/native_text.hpp"
 #include "stack_walk/completeness.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
@@ -31,9 +32,6 @@ struct RecoveryCounters {
 };
 JVMKIT_SIGNAL_SAFE RecoveryCounters& recovery_counters() noexcept;
 
-// Learns where libjvm's and libc's code is (native frames of leaf calls and signal handlers are
-// unwound through them). Not signal context: call before the capture may need it (Enable).
-void learn_native_text();
 
 // True for the ASGCT codes a retry from the caller can fix.
 JVMKIT_SIGNAL_SAFE inline bool recoverable_code(jint code) noexcept {

@@ -1,0 +1,67 @@
+// SIGNAL CONTEXT readers of libjvm's and libc's code segments (native_text.hpp). in_native_text and
+// is_sigreturn may call atomics and memcmp on code bytes; learn_native_text runs off the signal path.
+#include "stack_walk/signal/x64/native_text.hpp"
+
+#include <link.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "base/debug_check.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+// Executable segments of libjvm and libc, learnt at Enable (they are never unloaded): return
+// addresses in native frames are checked against them before their bytes are read.
+struct NativeText {
+  std::atomic<int> count{0};
+  uintptr_t start[8] = {};
+  uintptr_t end[8] = {};
+};
+constinit NativeText g_native_text;
+
+int collect_text(struct dl_phdr_info* info, size_t, void*) {
+  const char* name = info->dlpi_name != nullptr ? info->dlpi_name : "";
+  if (std::strstr(name, "libjvm.so") == nullptr && std::strstr(name, "libc.so") == nullptr) return 0;
+  for (int i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const int n = g_native_text.count.load(std::memory_order_relaxed);
+    if (n >= 8) return 1;
+    g_native_text.start[n] = info->dlpi_addr + ph.p_vaddr;
+    g_native_text.end[n] = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
+    g_native_text.count.store(n + 1, std::memory_order_release);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void learn_native_text() {
+  if (g_native_text.count.load(std::memory_order_acquire) != 0) return;  // learnt once per process
+  dl_iterate_phdr(collect_text, nullptr);
+}
+
+JVMKIT_SIGNAL_SAFE bool in_native_text(uintptr_t pc, CodeRange* out) noexcept {
+  const int n = g_native_text.count.load(std::memory_order_acquire);
+  JVMKIT_DCHECK(n >= 0 && n <= 8);  // collect_text fills at most the 8 entries
+  for (int i = 0; i < n; i++) {
+    if (pc >= g_native_text.start[i] && pc < g_native_text.end[i]) {
+      *out = CodeRange{};
+      out->start = g_native_text.start[i];
+      out->end = g_native_text.end[i];
+      return true;
+    }
+  }
+  return false;
+}
+
+JVMKIT_SIGNAL_SAFE bool is_sigreturn(const CodeRange& text, uintptr_t ret) noexcept {
+  static constexpr uint8_t kTrampoline[9] = {0x48, 0xC7, 0xC0, 0x0F, 0x00, 0x00, 0x00, 0x0F, 0x05};
+  return ret + sizeof(kTrampoline) <= text.end &&
+         std::memcmp(reinterpret_cast<const void*>(ret), kTrampoline, sizeof(kTrampoline)) == 0;
+}
+
+}  // namespace jvmkit::walk
