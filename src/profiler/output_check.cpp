@@ -36,8 +36,8 @@ std::string directory_reason(const std::string& dir, int err) {
 Error probe_directory(const std::string& dir) {
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 100; attempt++) {
-    const std::string probe = (dir == "/" ? std::string() : dir) + "/.jvmkit-probe-" + std::to_string(getpid()) +
-                              "-" + std::to_string(counter.fetch_add(1));
+    const std::string probe = (dir == "/" ? std::string() : dir) + "/.jvmkit-probe-" + std::to_string(getpid()) + "-" +
+                              std::to_string(counter.fetch_add(1));
     const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0) {
       close(fd);

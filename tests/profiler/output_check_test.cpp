@@ -67,10 +67,10 @@ TEST(OutputCheck, DirectoryOfAPath) {
 TEST(OutputCheck, FilesOfARun) {
   EXPECT_EQ(output_files(parsed("file=/x/p.html,event=cpu,alloc"), 4242, kSample),
             std::vector<std::string>{"/x/p.html"});
-  EXPECT_EQ(output_files(parsed("file=/x/%p/w-%t.collapsed,event=cpu,alloc,lock"), 4242, kSample),
-            (std::vector<std::string>{"/x/4242/w-20261203-223001.cpu.collapsed",
-                                      "/x/4242/w-20261203-223001.alloc.collapsed",
-                                      "/x/4242/w-20261203-223001.lock.collapsed"}));
+  EXPECT_EQ(
+      output_files(parsed("file=/x/%p/w-%t.collapsed,event=cpu,alloc,lock"), 4242, kSample),
+      (std::vector<std::string>{"/x/4242/w-20261203-223001.cpu.collapsed", "/x/4242/w-20261203-223001.alloc.collapsed",
+                                "/x/4242/w-20261203-223001.lock.collapsed"}));
   EXPECT_EQ(output_files(parsed("event=cpu"), 4242, kSample), std::vector<std::string>{"jvmkit-profile-4242.html"});
 }
 
@@ -192,8 +192,9 @@ TEST(OutputFallback, SeveralEventsAFileEachAndBothFailing) {
   const OutputResult lost = write_with_fallback(events, options, info, "/nonexistent/jvmkit-tmp", 4242, kSample);
   EXPECT_TRUE(lost.fallback_error);
   EXPECT_TRUE(lost.files.empty());
-  EXPECT_NE(output_result_lines(lost, OutputFormat::kCollapsed, {1, 1}).find("the fallback failed too: cannot write "
-                                                                              "/nonexistent/jvmkit-tmp/"),
+  EXPECT_NE(output_result_lines(lost, OutputFormat::kCollapsed, {1, 1})
+                .find("the fallback failed too: cannot write "
+                      "/nonexistent/jvmkit-tmp/"),
             std::string::npos);
 }
 
