@@ -15,6 +15,7 @@
 #include "base/clock.hpp"
 #include "cli/agent_files.hpp"
 #include "cli/commands.hpp"
+#include "cli/local_output.hpp"
 #include "cli/usage.hpp"
 #include "hotspot/attach.hpp"
 #include "profiler/answer_code.hpp"
@@ -241,6 +242,11 @@ int profile(const CommandLine& cl, const std::string& agent) {
     out.in_jvm_fs = true;
   } else {
     out = plan_output(t, cl);
+    // A file this tool writes, or a JVM of this user in this file system: checked here, before
+    // the start (the agent checks what it writes itself).
+    if (!out.in_jvm_fs) {
+      if (Error e = check_local_output(cl, out.final_path)) return fail(e);
+    }
   }
   const int64_t started_ns = file_clock_ns();
   Answer answer;
@@ -264,27 +270,53 @@ int profile(const CommandLine& cl, const std::string& agent) {
   return deliver(t, out, cl.loop() ? "window files" : "profile", started_ns);
 }
 
+// The file start gives the agent: -o, a path the JVM keeps and writes itself (at stop and dump
+// without -o, and at its exit). Without -o, profile.html in our working directory for a JVM of our
+// user in our file system; else the agent's default (in the JVM's working directory).
+std::string start_file(const Target& t, const CommandLine& cl) {
+  if (!cl.output.empty()) return jvm_kept_path(t, cl.output);
+  return t.copies ? "" : absolute_path(std::string(kDefaultOutput), t.cwd);
+}
+
 int start(const CommandLine& cl, const std::string& agent) {
   Target t;
   if (Error e = open_target(cl.pid, agent, &t)) return fail(e);
-  const std::string file = cl.output.empty() ? "" : jvm_kept_path(t, cl.output);
+  const std::string file = start_file(t, cl);
   Answer answer;
   if (Error e = send(t, "start", start_options(cl, file), &answer)) return fail(e);
   if (int status = report(answer, "start", false)) return status;
   if (cl.loop()) {
     say_continuous(cl.pid, file);
   } else {
-    std::fprintf(stderr, "jvmkit: profiling pid %d; jvmkit dump %d or jvmkit stop %d writes the profile\n", cl.pid,
-                 cl.pid, cl.pid);
+    const std::string where = file.empty()
+                                  ? "jvmkit-profile-" + std::to_string(cl.pid) + ".* in the JVM's working directory"
+                                  : file + (t.copies ? " (in the JVM's file system)" : "");
+    std::fprintf(stderr, "jvmkit: profiling pid %d; jvmkit dump %d or jvmkit stop %d writes the profile to %s\n",
+                 cl.pid, cl.pid, cl.pid, where.c_str());
   }
   return 0;
+}
+
+// stop and dump without -o: the agent writes the file start was given, in the JVM's file system, as
+// the JVM's user; its answer names the files (and a fallback, when that failed).
+int write_start_file(const Target& t, const CommandLine& cl, const char* action) {
+  std::vector<AgentOption> options;
+  if (cl.has("format")) options.push_back({"format", cl.value("format")});
+  Answer answer;
+  if (Error e = send(t, action, options, &answer)) return fail(e);
+  return report(answer, action, false);
 }
 
 // stop and dump: the agent writes the profile, we deliver it.
 int write_profile(const CommandLine& cl, const std::string& agent, const char* action) {
   Target t;
   if (Error e = open_target(cl.pid, agent, &t)) return fail(e);
+  if (cl.output.empty()) return write_start_file(t, cl, action);
   const Output out = plan_output(t, cl);
+  // Refused before the command: the run goes on, and nothing is lost.
+  if (!out.in_jvm_fs) {
+    if (Error e = check_local_output(cl, out.final_path)) return fail(e);
+  }
   const int64_t sent_ns = file_clock_ns();
   Answer answer;
   Error e = send(t, action, {{"file", out.for_agent}, {"format", output_format(cl)}}, &answer);

@@ -45,18 +45,6 @@ Error option_error(std::string_view key, std::string_view value, bool has_value,
 // Smallest time interval accepted: below it the signals alone would eat a core.
 constexpr int64_t kMinTimeIntervalNs = 10'000;
 
-std::string extension_for(OutputFormat f) {
-  switch (f) {
-    case OutputFormat::kCollapsed:
-      return ".collapsed";
-    case OutputFormat::kHtml:
-      return ".html";
-    case OutputFormat::kPprof:
-      return ".pb.gz";
-  }
-  return "";
-}
-
 bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
@@ -69,6 +57,18 @@ bool is_sampling_signal_allowed(int sig) {
 }  // namespace
 
 int default_signal() { return SIGRTMIN + 6; }
+
+std::string extension_for(OutputFormat f) {
+  switch (f) {
+    case OutputFormat::kCollapsed:
+      return ".collapsed";
+    case OutputFormat::kHtml:
+      return ".html";
+    case OutputFormat::kPprof:
+      return ".pb.gz";
+  }
+  return "";
+}
 
 const char* action_name(Action a) {
   switch (a) {
@@ -458,6 +458,7 @@ Error parse_options(const char* text, int pid, Options* out) {
                             ": alloc takes alloc=SIZE, lock takes lock=DURATION)");
   }
   out->file_given = !out->file.empty();
+  out->format_given = p.format_given;
   if (out->loop_ns > 0 && out->file.find("%t") == std::string::npos) {
     return Error(
         "loop: needs file= with %t in it (the window's start time), or every window would overwrite the "

@@ -53,6 +53,7 @@ struct Options {
   int signal = 0;  // never 0 after a successful parse
   Action action = Action::kStart;
   bool file_given = false;                 // file= was in the list (stop/dump without it use the run's file)
+  bool format_given = false;               // format= was in the list
   std::string reply;                       // attach only: where the answer goes (a new file), "" for stderr
   int64_t loop_ns = 0;                     // continuous mode: window length, 0 = one profile per run
   int keep = 0;                            // continuous mode: window files kept, 0 = all
@@ -111,6 +112,9 @@ Error parse_size(std::string_view text, int64_t* bytes);
 OutputFormat format_from_file(std::string_view file);
 
 const char* format_name(OutputFormat f);
+
+// The extension of a file of format F: ".collapsed", ".html", ".pb.gz".
+std::string extension_for(OutputFormat f);
 
 // The default sampling signal: a real-time signal nobody else in a JVM uses (HotSpot uses SIGUSR2
 // and the fault signals; JDK 25's JFR CPU-time sampler takes SIGPROF).

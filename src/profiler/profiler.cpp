@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -12,6 +13,8 @@
 #include "profiler/alloc_sampler.hpp"
 #include "profiler/event_samples.hpp"
 #include "profiler/lock_sampler.hpp"
+#include "profiler/output_check.hpp"
+#include "profiler/output_fallback.hpp"
 #include "profiler/signal_sampler.hpp"
 #include "profiler/thread_list.hpp"
 #include "profiler/utf8.hpp"
@@ -80,6 +83,20 @@ std::string program_name(jvmtiEnv* jvmti) {
   return first.empty() ? "java" : first;
 }
 
+// java.io.tmpdir ("" when unknown): where a profile goes that cannot be written where asked.
+std::string java_tmpdir(jvmtiEnv* jvmti) {
+  char* value = nullptr;
+  if (jvmti->GetSystemProperty("java.io.tmpdir", &value) != JVMTI_ERROR_NONE || value == nullptr) return "";
+  std::string out = value;
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
+  return out;
+}
+
+// The option that named OPTIONS' file, for messages: "file=/x/p.html", or the default's name.
+std::string file_label(const Options& options) {
+  return options.file_given ? "file=" + options.file : "the default output file " + options.file;
+}
+
 // The JNIEnv of the calling thread, null when it is not attached to the JVM.
 JNIEnv* current_jni(JavaVM* vm) {
   JNIEnv* jni = nullptr;
@@ -115,6 +132,7 @@ struct Profiler::Run {
   int64_t window_errors = 0;
   std::string last_window;
   std::string program;
+  std::string fallback_dir;    // where a profile goes that cannot be written where asked
   bool alloc_started = false;  // SampledObjectAlloc enabled
   bool lock_started = false;   // monitor events enabled (and Unsafe.park hooked, unless park_note says why not)
   std::string park_note;
@@ -184,6 +202,7 @@ Error Profiler::begin_run(const Options& options, bool live) {
   run->alloc_base = event_request_counts(EngineKind::kAlloc);
   run->lock_base = event_request_counts(EngineKind::kLock);
   run->program = live ? program_name(jvmti_) : "";
+  run->fallback_dir = fallback_directory(live ? java_tmpdir(jvmti_) : "");
   std::unique_lock<std::shared_mutex> lock(engine_mutex_);
   run_ = std::move(run);
   return Error::ok();
@@ -199,6 +218,7 @@ Error Profiler::activate_run() {
     }
     run.enabled = true;
     run.program = program_name(jvmti_);
+    run.fallback_dir = fallback_directory(java_tmpdir(jvmti_));
     // Threads created during start-up were never reported by ThreadStart: list them again.
     std::shared_lock<std::shared_mutex> lock(engine_mutex_);
     if (run.engine) {
@@ -271,6 +291,10 @@ void Profiler::stop_jvm_events() {
 
 Error Profiler::prepare(const Options& options) {
   std::lock_guard<std::mutex> lock(control_mutex_);
+  // Before any work: a profile that could not be written would be lost when the JVM exits.
+  if (Error e = check_output(file_label(options), options, static_cast<int>(getpid()), clock_ns(CLOCK_REALTIME))) {
+    return e;
+  }
   return begin_run(options, false);
 }
 
@@ -311,6 +335,9 @@ Answer Profiler::start(const Options& options) {
     return {AnswerCode::kAlreadyRunning, "already running (" + events_text(run_->options) + " since " +
                                              iso_utc(run_->start_wall_ns) + "); stop it first"};
   }
+  if (Error e = check_output(file_label(options), options, static_cast<int>(getpid()), clock_ns(CLOCK_REALTIME))) {
+    return {AnswerCode::kCannotWrite, "cannot start: " + e.message()};
+  }
   if (Error e = begin_run(options, true)) return {AnswerCode::kCannotStart, "cannot start: " + e.message()};
   if (Error e = activate_run()) {
     end_sampling();
@@ -331,13 +358,16 @@ std::string Profiler::not_running_text() const {
   return last_run_.empty() ? "not running" : "not running (last run: " + last_run_ + ")";
 }
 
-// The output options of a stop or dump: its own file (and format) when it names one, else the run's.
+// The output options of a stop or dump: its own file (and format) when it names one, else the
+// run's file (the one start was given), in its own format when it names one.
 Options Profiler::output_options(const Options& given) const {
   Options out = run_->options;
   if (given.file_given) {
     out.file = given.file;
     out.format = given.format;
     out.annotate = given.annotate;
+  } else if (given.format_given) {
+    out.format = given.format;
   }
   return out;
 }
@@ -350,19 +380,18 @@ Answer Profiler::stop(const Options& given) {
   const Options output = output_options(given);
   Recording::Window last = run.recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
   const std::vector<const Profile*> profiles = profile_list(last.profiles);
-  Error written;
+  OutputResult written;
   std::string line;
   if (run.options.loop_ns > 0 && !given.file_given) {
-    std::vector<WrittenFile> files;
-    written = write_window(last, &files);
-    line = written
-               ? "ERROR: " + written.message()
+    written = write_window(last);
+    line = written.error
+               ? output_result_lines(written, output.format, sample_counts(profiles))
                : "wrote " + std::to_string(run.windows.total_written() / run.files_per_window) + " windows to " +
-                     run.options.file + " (last: " + (files.empty() ? std::string("none") : files.back().path) + ")";
+                     run.options.file +
+                     " (last: " + (written.files.empty() ? std::string("none") : written.files.back().path) + ")";
   } else {
-    std::vector<WrittenFile> files;
-    written = write_output(output, profiles, last.start_wall_ns, last.duration_ns, &files);
-    line = output_lines(written, output.format, files, profiles);
+    written = write_output(output, profiles, last.start_wall_ns, last.duration_ns);
+    line = output_result_lines(written, output.format, sample_counts(profiles));
   }
   std::string text = report(line, profiles);
   // One line: a file per event is a line each in the report, a "; " here.
@@ -371,22 +400,21 @@ Answer Profiler::stop(const Options& given) {
   last_run_ = events_text(run.options) + " from " + iso_utc(run.start_wall_ns) + " to " +
               iso_utc(jvmkit::clock_ns(CLOCK_REALTIME)) + ", " + files;
   drop_run();
-  return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, text};
+  return {written.error ? AnswerCode::kCannotWrite : AnswerCode::kOk, text};
 }
 
 Answer Profiler::dump(const Options& given) {
   if (!run_) return {AnswerCode::kNotRunning, not_running_text()};
   const Options output = output_options(given);
-  Error written;
+  OutputResult written;
   std::string line;
   apply_freed_objects();
   run_->recording->with_current_window([&](const std::vector<const Profile*>& profiles, int64_t start_wall_ns) {
     const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
-    std::vector<WrittenFile> files;
-    written = write_output(output, profiles, start_wall_ns, duration, &files);
-    line = output_lines(written, output.format, files, profiles);
+    written = write_output(output, profiles, start_wall_ns, duration);
+    line = output_result_lines(written, output.format, sample_counts(profiles));
   });
-  return {written ? AnswerCode::kCannotWrite : AnswerCode::kOk, line};
+  return {written.error ? AnswerCode::kCannotWrite : AnswerCode::kOk, line};
 }
 
 Answer Profiler::status() const {
@@ -398,6 +426,8 @@ Answer Profiler::status() const {
   const int64_t elapsed = jvmkit::monotonic_ns() - run.start_mono_ns;
   std::string text = "running: " + sampling_text(run.options) + ", since " + iso_utc(run.start_wall_ns) + " (" +
                      seconds_text(elapsed) + " s), " + std::to_string(f.samples) + " samples";
+  if (run.options.loop_ns == 0)
+    text += "\noutput: " + run.options.file + " (stop and dump write it unless given a file)";
   if (run.options.loop_ns > 0) {
     text += "\ncontinuous: a window every " + seconds_text(run.options.loop_ns) + " s to " + run.options.file + ", " +
             std::to_string(f.windows_taken) + " written";
@@ -447,9 +477,15 @@ void Profiler::loop_main() {
     lock.unlock();
     apply_freed_objects();
     Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
-    std::vector<WrittenFile> files;
-    if (Error e = write_window(done, &files)) {
-      std::fprintf(stderr, "jvmkit profiler: %s\n", e.message().c_str());
+    const OutputResult written = write_window(done);
+    if (written.error) {
+      const std::string lines =
+          output_result_lines(written, run_->options.format, sample_counts(profile_list(done.profiles)));
+      for (size_t start = 0; start < lines.size();) {
+        const size_t end = std::min(lines.find('\n', start), lines.size());
+        std::fprintf(stderr, "jvmkit profiler: %s\n", lines.substr(start, end - start).c_str());
+        start = end + 1;
+      }
     }
     next += window;
     // After a long stall (a suspended process), the next window starts now, not in the past.
@@ -458,23 +494,22 @@ void Profiler::loop_main() {
   }
 }
 
-// Writes a continuous-mode window to the run's file pattern and applies keep=.
-Error Profiler::write_window(const Recording::Window& window, std::vector<WrittenFile>* files) {
+// Writes a continuous-mode window to the run's file pattern (or the fallback) and applies keep=,
+// which counts fallback files as window files.
+OutputResult Profiler::write_window(const Recording::Window& window) {
   Run& run = *run_;
-  Error e = write_output(run.options, profile_list(window.profiles), window.start_wall_ns, window.duration_ns, files);
-  for (const WrittenFile& file : *files) run.windows.written(file.path);
-  if (e) {
-    run.window_errors++;
-    return e;
-  }
-  if (!files->empty()) run.last_window = files->back().path;
-  return Error::ok();
+  OutputResult result =
+      write_output(run.options, profile_list(window.profiles), window.start_wall_ns, window.duration_ns);
+  for (const WrittenFile& file : result.files) run.windows.written(file.path);
+  if (result.error) run.window_errors++;
+  if (!result.files.empty()) run.last_window = result.files.back().path;
+  return result;
 }
 
 // Writes PROFILES (one per event of the run) in OUTPUT's format to OUTPUT's file pattern, expanded
-// for a profile that starts at START_WALL_NS and lasts DURATION_NS; *FILES receives the files.
-Error Profiler::write_output(const Options& output, const std::vector<const Profile*>& profiles, int64_t start_wall_ns,
-                             int64_t duration_ns, std::vector<WrittenFile>* files) const {
+// for a profile that starts at START_WALL_NS and lasts DURATION_NS; to the fallback when that fails.
+OutputResult Profiler::write_output(const Options& output, const std::vector<const Profile*>& profiles,
+                                    int64_t start_wall_ns, int64_t duration_ns) const {
   Options expanded = output;
   expanded.file = expand_file_pattern(output.file, static_cast<int>(getpid()), start_wall_ns);
   RunInfo info;
@@ -500,7 +535,8 @@ Error Profiler::write_output(const Options& output, const std::vector<const Prof
     e.weighted = spec.weighted;
     events.push_back(std::move(e));
   }
-  return write_profiles(events, expanded, info, files);
+  return write_with_fallback(events, expanded, info, run_->fallback_dir, static_cast<int>(getpid()),
+                             jvmkit::clock_ns(CLOCK_REALTIME));
 }
 
 // The report of the run that just ended (sampling stopped), with OUTPUT_LINE last; TOP and
@@ -598,19 +634,10 @@ std::string Profiler::sampling_text(const Options& options) {
   return out;
 }
 
-// The report's output lines: one per file written, or the error.
-std::string Profiler::output_lines(const Error& written, OutputFormat format, const std::vector<WrittenFile>& files,
-                                   const std::vector<const Profile*>& profiles) {
-  if (written) return output_outcome(written, format, "", 0);
-  std::string out;
-  for (const WrittenFile& file : files) {
-    int64_t samples = 0;
-    for (size_t i = 0; i < profiles.size(); i++) {
-      if (file.event == WrittenFile::kAllEvents || file.event == i) samples += profiles[i]->total_samples();
-    }
-    if (!out.empty()) out += '\n';
-    out += output_outcome(Error::ok(), format, file.path, samples);
-  }
+// Each event's samples, in the order of the run's events.
+std::vector<int64_t> Profiler::sample_counts(const std::vector<const Profile*>& profiles) {
+  std::vector<int64_t> out;
+  for (const Profile* p : profiles) out.push_back(p->total_samples());
   return out;
 }
 

@@ -24,6 +24,7 @@
 #include "profiler/engine.hpp"
 #include "profiler/file_pattern.hpp"
 #include "profiler/options.hpp"
+#include "profiler/output_fallback.hpp"
 #include "profiler/recording.hpp"
 #include "profiler/report.hpp"
 #include "profiler/writers.hpp"
@@ -71,15 +72,14 @@ class Profiler {
   void end_sampling();
   Error install_handler(int signal);
   void loop_main();
-  Error write_window(const Recording::Window& window, std::vector<WrittenFile>* files);
-  Error write_output(const Options& output, const std::vector<const Profile*>& profiles, int64_t start_wall_ns,
-                     int64_t duration_ns, std::vector<WrittenFile>* files) const;
+  OutputResult write_window(const Recording::Window& window);
+  OutputResult write_output(const Options& output, const std::vector<const Profile*>& profiles, int64_t start_wall_ns,
+                            int64_t duration_ns) const;
   Options output_options(const Options& given) const;
   std::string report(const std::string& output_line, const std::vector<const Profile*>& profiles) const;
   EventBlock event_block(size_t slot, const Profile& profile, const Recording::Figures& figures) const;
   static std::string sampling_text(const Options& options);
-  static std::string output_lines(const Error& written, OutputFormat format, const std::vector<WrittenFile>& files,
-                                  const std::vector<const Profile*>& profiles);
+  static std::vector<int64_t> sample_counts(const std::vector<const Profile*>& profiles);
   static std::vector<const Profile*> profile_list(const std::vector<std::unique_ptr<Profile>>& profiles);
   void drop_run();
   std::string not_running_text() const;

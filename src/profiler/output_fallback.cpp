@@ -1,0 +1,92 @@
+#include "profiler/output_fallback.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "profiler/file_pattern.hpp"
+#include "profiler/output_check.hpp"
+#include "profiler/report.hpp"
+
+namespace jvmkit::prof {
+namespace {
+
+// Creates every file of FILES new (O_EXCL, no link followed). False when one is taken (the ones
+// created are removed again); an Error for any other failure.
+Error create_new(const std::vector<std::string>& files, bool* taken) {
+  *taken = false;
+  std::vector<std::string> created;
+  for (const std::string& file : files) {
+    const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      const int err = errno;
+      for (const std::string& c : created) unlink(c.c_str());
+      if (err == EEXIST) {
+        *taken = true;
+        return Error::ok();
+      }
+      return Error("cannot write " + file + ": " + std::strerror(err));
+    }
+    close(fd);
+    created.push_back(file);
+  }
+  return Error::ok();
+}
+
+// The fallback's options: OPTIONS writing a new file of a free name in DIR, created here.
+Error reserve_fallback(const Options& options, const std::string& dir, int pid, int64_t now_wall_ns, Options* out) {
+  const std::string stem = (dir.ends_with('/') ? dir : dir + "/") + "jvmkit-" + std::to_string(pid) + "-" +
+                           expand_file_pattern("%t", pid, now_wall_ns);
+  for (int n = 1; n < 1000; n++) {
+    *out = options;
+    out->file = stem + (n == 1 ? "" : "-" + std::to_string(n)) + extension_for(options.format);
+    bool taken = false;
+    if (Error e = create_new(output_files(*out, pid, now_wall_ns), &taken)) return e;
+    if (!taken) return Error::ok();
+  }
+  return Error("cannot write a fallback file in " + dir + ": every name of " + stem + "-N is taken");
+}
+
+}  // namespace
+
+std::string fallback_directory(const std::string& java_tmpdir) {
+  if (!java_tmpdir.empty()) return java_tmpdir;
+  const char* env = std::getenv("TMPDIR");
+  return env != nullptr && env[0] != '\0' ? env : "/tmp";
+}
+
+OutputResult write_with_fallback(std::span<const EventProfile> events, const Options& options, const RunInfo& info,
+                                 const std::string& dir, int pid, int64_t now_wall_ns) {
+  OutputResult result;
+  result.error = write_profiles(events, options, info, &result.files);
+  if (!result.error) return result;
+  result.fallback = true;
+  result.files.clear();
+  Options fallback;
+  result.fallback_error = reserve_fallback(options, dir, pid, now_wall_ns, &fallback);
+  if (!result.fallback_error) result.fallback_error = write_profiles(events, fallback, info, &result.files);
+  return result;
+}
+
+std::string output_result_lines(const OutputResult& result, OutputFormat format, const std::vector<int64_t>& samples) {
+  std::string out;
+  if (result.error) out = output_outcome(result.error, format, "", 0);
+  if (result.fallback && result.fallback_error) {
+    return out + "\nERROR: the fallback failed too: " + result.fallback_error.message() + "; the profile is lost";
+  }
+  for (const WrittenFile& file : result.files) {
+    int64_t count = 0;
+    for (size_t i = 0; i < samples.size(); i++) {
+      if (file.event == WrittenFile::kAllEvents || file.event == i) count += samples[i];
+    }
+    if (!out.empty()) out += '\n';
+    out += output_outcome(Error::ok(), format, file.path, count);
+    if (result.fallback) out += " instead (a fallback file: the file asked for could not be written)";
+  }
+  return out;
+}
+
+}  // namespace jvmkit::prof

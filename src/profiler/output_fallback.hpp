@@ -1,0 +1,44 @@
+// Where a profile goes when its file cannot be written at the end of a run (the disk full, the
+// directory removed meanwhile): a file of its own in the JVM's temporary directory, named so that
+// it is found (jvmkit-<pid>-<yyyymmdd-hhmmss>.<ext>) and named in the report and in the answer to
+// the jvmkit tool. The profile of a run is never lost to a late error while a file can be written
+// there.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/error.hpp"
+#include "profiler/options.hpp"
+#include "profiler/writers.hpp"
+
+namespace jvmkit::prof {
+
+// The fallback directory: JAVA_TMPDIR (the JVM's java.io.tmpdir) when not empty, else $TMPDIR when
+// set, else /tmp.
+std::string fallback_directory(const std::string& java_tmpdir);
+
+// A profile written, to the files asked for or to the fallback.
+struct OutputResult {
+  Error error;                     // why the files asked for could not be written (ok: they were)
+  std::vector<WrittenFile> files;  // the files written: the ones asked for, or the fallback's
+  bool fallback = false;           // FILES are the fallback's
+  Error fallback_error;            // the fallback could not be written either: the profile is lost
+};
+
+// Writes EVENTS as write_profiles does; when that fails, writes them again to DIR/jvmkit-PID-<time
+// NOW_WALL_NS, yyyymmdd-hhmmss> with OPTIONS' format's extension ("-2", "-3", ... before it when
+// the name is taken; a collapsed profile of several events: a file per event, as always). The
+// fallback files are created new, never through an existing file or symbolic link: DIR is often
+// shared (/tmp).
+OutputResult write_with_fallback(std::span<const EventProfile> events, const Options& options, const RunInfo& info,
+                                 const std::string& dir, int pid, int64_t now_wall_ns);
+
+// The report's lines for RESULT, of a profile in FORMAT whose events have SAMPLES samples each: a
+// line per file written ("wrote html output (N samples) to /x/p.html"); for the fallback, the
+// error first and the files written "instead"; when both failed, both errors.
+std::string output_result_lines(const OutputResult& result, OutputFormat format, const std::vector<int64_t>& samples);
+
+}  // namespace jvmkit::prof
