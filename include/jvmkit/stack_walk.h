@@ -9,7 +9,10 @@
  * How it works on a stock JVM (details in docs/stack_walk.md):
  *  - A request for the current thread with a ucontext (e.g. from a profiling signal handler) is
  *    captured in the calling thread, immediately, from the interrupted PC, into preallocated storage.
- *    Its trace is unbiased (biased = JNI_FALSE).
+ *    Its trace is unbiased (biased = JNI_FALSE). The capture proves the trace the thread's whole
+ *    stack by walking it down to the thread's first entry into Java: a trace found cut short ends
+ *    in the failure cut_short; one it cannot prove whole, on a thread whose bottom frame is not
+ *    known (the main thread, threads attached through JNI), is delivered biased (JNI_TRUE).
  *  - A request for the current thread without a ucontext (from a JVMTI event callback, a JNI native
  *    method) is captured in the calling thread too, from the thread's last Java frame: its trace
  *    is the stack at the moment of the request, each frame at its call. Its trace is reported
@@ -60,8 +63,9 @@ typedef enum {
  *             returns). For a sampled virtual thread this is its carrier thread; see
  *             docs/stack_walk.md "Virtual threads".
  *  biased:    JNI_FALSE only when the trace starts at the exact PC the thread was interrupted at
- *             (a current-thread request with a ucontext); JNI_TRUE when it was taken at a
- *             safepoint, or for a request without a ucontext.
+ *             (a current-thread request with a ucontext) and is known to be the whole stack;
+ *             JNI_TRUE when it was taken at a safepoint, for a request without a ucontext, and
+ *             for a trace that could not be proven whole (see above).
  *  user_data: the user_data given to RequestStackTrace, unchanged. */
 typedef void(JNICALL* jvmtiBeginStackTraceCallback)(jthread thread, jboolean biased, void* user_data);
 
