@@ -35,9 +35,10 @@ namespace jvmkit::walk {
 
 namespace {
 
-// The stack from TOP, the compiled caller of the runtime stub the thread is in, walked frame by
-// frame where AsyncGetCallTrace cannot start (HotSpot's own walker refuses the frames of some
-// runtime stubs as senders), across entry frames as HotSpot walks them. Physical frames go to
+// The stack from TOP, the thread's first Java frame (standing at a call: its last Java frame, or
+// the compiled caller of the runtime stub the thread is in), walked frame by frame where
+// AsyncGetCallTrace cannot start or its trace is not proven, across entry frames as HotSpot walks
+// them. Physical frames go to
 // PHYSICAL as the capture's walk records them. Returns the frames written (> 0), or ASGCT's code
 // for a frame it could not walk.
 JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uintptr_t stack_top,
@@ -127,24 +128,26 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
   const CodeSnapshot* code = reader.get();
   Regs top{};
   if (code == nullptr || !first_java_frame(*code, last, stack_top, &top)) {
-    out.later = unwalkable;
+    // A trace ASGCT gave that nothing can check (its first frame is code the map does not know
+    // yet, e.g. a native wrapper HotSpot has not reported): served later too.
+    out.later = unwalkable || out.result > 0;
     return out;
   }
-  if (top.sp == last.sp) {  // the anchor is a Java frame: ASGCT's answer is exact
-    out.later = unwalkable;
-    if (out.result > 0) walk_and_prove(*code, top, stack_top, frames, depth, physical, &out);
-    return out;
-  }
-  // Below a runtime stub: ASGCT described the caller by the record after its call, or could not
-  // start at all; then the whole stack is walked here, and what this walk cannot describe is
-  // served later.
-  if (out.result > 0) {
+  // Below a runtime stub, ASGCT described the caller by the record after its call: the call's own
+  // record replaces it.
+  if (out.result > 0 && top.sp != last.sp)
     out.result = exact_top(*code->find(top.pc), top.pc, frames, out.result, depth);
-    walk_and_prove(*code, top, stack_top, frames, depth, physical, &out);
-  } else if (unwalkable) {
+  if (out.result > 0) walk_and_prove(*code, top, stack_top, frames, depth, physical, &out);
+  // ASGCT could not start (HotSpot refuses some runtime stubs as senders), or stopped early (below
+  // a call from the VM back into Java whose caller is a stub's frame) or its trace could not be
+  // proven: the whole stack is walked here, from the thread's last Java frame, which stands at a
+  // call. What this walk cannot describe either is served later.
+  if ((out.result > 0 && out.completeness != Completeness::kProven && out.completeness != Completeness::kUnchecked) ||
+      (out.result <= 0 && unwalkable)) {
+    out.completeness = Completeness::kUnchecked;
     out.result =
         walk_below_stub(*code, top, stack_top, frames, depth, physical, &out.physical_count, &out.completeness);
-    out.later = out.result <= 0;
+    out.later = out.result <= 0 || out.completeness == Completeness::kUnproven;
   }
   return out;
 }

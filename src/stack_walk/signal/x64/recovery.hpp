@@ -9,8 +9,8 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
-#include "stack_walk/signal/x64/native_text.hpp"
 #include "stack_walk/completeness.hpp"
+#include "stack_walk/signal/x64/native_text.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
@@ -31,7 +31,6 @@ struct RecoveryCounters {
   void snapshot(jvmkitRecoveryCounters* out) const noexcept;
 };
 JVMKIT_SIGNAL_SAFE RecoveryCounters& recovery_counters() noexcept;
-
 
 // True for the ASGCT codes a retry from the caller can fix.
 JVMKIT_SIGNAL_SAFE inline bool recoverable_code(jint code) noexcept {

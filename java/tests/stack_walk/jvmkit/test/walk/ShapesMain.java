@@ -12,7 +12,9 @@ import java.io.InputStream;
  *
  * <p>Arguments: the number of unbiased traces the test agent must have checked on each thread
  * (Agent.bottomChecked) before the program ends, and a limit in seconds after which it ends anyway
- * (the agent then reports too few checked traces).
+ * (the agent then reports too few checked traces); or "rounds=N": N rounds on each thread, for
+ * agents that check something else (the requests of JVMTI callbacks, whose number is set by the
+ * rounds' allocations).
  */
 public final class ShapesMain {
   static volatile Object sink;
@@ -23,15 +25,16 @@ public final class ShapesMain {
   private ShapesMain() {}
 
   public static void main(String[] args) throws Exception {
-    long want = Long.parseLong(args[0]);
-    long end = System.nanoTime() + Long.parseLong(args[1]) * 1_000_000_000L;
+    final long rounds = args[0].startsWith("rounds=") ? Long.parseLong(args[0].substring(7)) : -1;
+    long want = rounds >= 0 ? 0 : Long.parseLong(args[0]);
+    long end = rounds >= 0 ? Long.MAX_VALUE : System.nanoTime() + Long.parseLong(args[1]) * 1_000_000_000L;
     payload = bytesOf("ShapesPayload.class");
     payloadDep = bytesOf("ShapesPayloadDep.class");
     warmUp();
-    Thread attached = new Thread(() -> Agent.runAttached("attached-shapes", new AttachedRounds(want, end)));
+    Thread attached = new Thread(() -> Agent.runAttached("attached-shapes", new AttachedRounds(want, end, rounds)));
     attached.setDaemon(true);
     attached.start();
-    rounds("main", want, end);
+    rounds("main", want, end, rounds);
     attached.join();
   }
 
@@ -39,22 +42,27 @@ public final class ShapesMain {
   static final class AttachedRounds implements Runnable {
     private final long want;
     private final long end;
+    private final long rounds;
 
-    AttachedRounds(long want, long end) {
+    AttachedRounds(long want, long end, long rounds) {
       this.want = want;
       this.end = end;
+      this.rounds = rounds;
     }
 
     @Override
     public void run() {
-      rounds("attached-", want, end);
+      rounds("attached-", want, end, rounds);
     }
   }
 
-  /** Rounds of every shape until the agent has checked WANT traces of THREAD (or END passed). */
-  static void rounds(String thread, long want, long end) {
+  /**
+   * Rounds of every shape until the agent has checked WANT traces of THREAD (or END passed), or
+   * exactly ROUNDS of them when ROUNDS >= 0.
+   */
+  static void rounds(String thread, long want, long end, long rounds) {
     int round = 0;
-    while (Agent.bottomChecked(thread) < want && System.nanoTime() < end) {
+    while (rounds >= 0 ? round < rounds : Agent.bottomChecked(thread) < want && System.nanoTime() < end) {
       round(round++);
     }
     System.out.println(thread + ": " + round + " rounds, " + Agent.bottomChecked(thread) + " traces checked");
