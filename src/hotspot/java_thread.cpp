@@ -195,6 +195,12 @@ const JavaThreadLayout* learn_java_thread_layout(JNIEnv* env, std::string* why) 
 
 const JavaThreadLayout* known_java_thread_layout() noexcept { return g_known.load(std::memory_order_acquire); }
 
+void publish_java_thread_layout_for_testing(const JavaThreadLayout& layout) {
+  std::lock_guard<std::mutex> lock(g_learn_mutex);
+  g_layout = layout;
+  g_known.store(&g_layout, std::memory_order_release);
+}
+
 bool learn_thread_key(JNIEnv* env, std::string* why) {
   if (g_thread_key.load(std::memory_order_acquire) >= 0) return true;
   std::lock_guard<std::mutex> lock(g_learn_mutex);

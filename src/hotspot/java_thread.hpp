@@ -120,6 +120,8 @@ const JavaThreadLayout* learn_java_thread_layout(JNIEnv* env, std::string* why =
 
 // SIGNAL SAFE. The layout learnt so far, or nullptr.
 JVMKIT_SIGNAL_SAFE const JavaThreadLayout* known_java_thread_layout() noexcept;
+// Unit tests of code that reads frames through the layout (no JVM): publishes LAYOUT as if learnt.
+void publish_java_thread_layout_for_testing(const JavaThreadLayout& layout);
 
 // Whether HotSpot has attached the current thread, answered without a JNI call.
 //

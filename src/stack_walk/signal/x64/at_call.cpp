@@ -48,6 +48,7 @@ JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uint
   int p = 0;
   const JavaWalkEnd end = walk_java_frames(code, top, walk_bounds(top, stack_top), stack_top, true, Describe::kAll,
                                            [&](const CodeRange& range, const VirtualFrames& virt) {
+                                             if (!virt.known) return false;
                                              for (int i = 0; i < virt.count && n < depth; i++) {
                                                frames[n++] = virt.frames[i];
                                              }

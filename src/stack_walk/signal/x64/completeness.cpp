@@ -115,6 +115,11 @@ JVMKIT_SIGNAL_SAFE ProofEnd compare_below(const CodeSnapshot& code, const Regs& 
   const JavaWalkEnd end =
       walk_java_frames(code, top, StackBounds{top.sp, stack_top}, stack_top, false, Describe::kAllButInterpreted,
                        [&](const CodeRange&, const VirtualFrames& virt) {
+                         // A Java frame beyond the trace's last, described or not: the trace lacks it.
+                         if (!virt.known) {
+                           too_many = next >= n;
+                           return false;
+                         }
                          if (next + virt.count > n) {
                            too_many = true;
                            return false;

@@ -1,6 +1,7 @@
 // SIGNAL CONTEXT (see java_frames.hpp for what this file may call).
 #include "stack_walk/signal/x64/java_frames.hpp"
 
+#include "base/debug_check.hpp"
 #include "hotspot/java_thread.hpp"
 
 namespace jvmkit::walk {
@@ -18,7 +19,7 @@ constexpr intptr_t kCallWrapperSlot = -6;
 }  // namespace
 
 JVMKIT_SIGNAL_SAFE bool describe_java_frame(const CodeRange& r, const Regs& at, const StackBounds& bounds,
-                                            const hotspot::MethodLayout& methods, Describe how,
+                                            const hotspot::MethodLayout* methods, Describe how,
                                             VirtualFrames* out) noexcept {
   if (r.kind == CodeKind::kNMethod && r.native_wrapper) {
     out->one = hotspot::AsgctFrame{hotspot::kAsgctNativeBci, r.method};
@@ -38,10 +39,11 @@ JVMKIT_SIGNAL_SAFE bool describe_java_frame(const CodeRange& r, const Regs& at, 
     out->count = 1;
     return true;
   }
+  JVMKIT_DCHECK(methods != nullptr);  // Describe::kAll: the walk checked it
   const uintptr_t method = load_word(method_slot);
-  const jmethodID id = method != 0 ? methods.method_id(method) : nullptr;
+  const jmethodID id = method != 0 ? methods->method_id(method) : nullptr;
   const uintptr_t bcp = load_word(bcp_slot);
-  const jint bci = method != 0 && bcp != 0 ? methods.bci(method, bcp) : -1;
+  const jint bci = method != 0 && bcp != 0 ? methods->bci(method, bcp) : -1;
   if (id == nullptr || (bcp != 0 && bci < 0)) return false;
   out->one = hotspot::AsgctFrame{bcp == 0 ? hotspot::kAsgctNativeBci : bci, id};
   out->frames = &out->one;

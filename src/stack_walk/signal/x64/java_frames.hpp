@@ -25,6 +25,7 @@ struct VirtualFrames {
                                                 // nullptr: an interpreter frame left undescribed
   int count = 0;
   hotspot::AsgctFrame one{};  // the single frame of an interpreter frame or a native method
+  bool known = true;          // false: a Java frame that could not be described (the walk ends)
 };
 
 // What a walk learns of the frames below its top one.
@@ -39,9 +40,9 @@ enum class Describe {
 // an interpreter frame by its Method* and bytecode pointer; a native method's frame (HotSpot's
 // wrapper, or the interpreter's native entry, which keeps a null bytecode pointer) as
 // AsyncGetCallTrace reports it. False when the frame cannot be described. An interpreter frame
-// is described as HOW says.
+// is described as HOW says; METHODS (the layout, needed by Describe::kAll only) reads its Method*.
 JVMKIT_SIGNAL_SAFE bool describe_java_frame(const CodeRange& r, const Regs& at, const StackBounds& bounds,
-                                            const hotspot::MethodLayout& methods, Describe how,
+                                            const hotspot::MethodLayout* methods, Describe how,
                                             VirtualFrames* out) noexcept;
 
 enum class EntryStep { kFirst, kBelow, kUnknown };
@@ -64,7 +65,8 @@ enum class JavaWalkEnd {
 };
 
 // Walks the Java frames from TOP (a PC in Java code) within BOUNDS, below STACK_TOP, and calls
-// VISIT(range, virtual_frames) for each physical frame from the top; VISIT returns false to stop.
+// VISIT(range, virtual_frames) for each physical frame from the top, the last one possibly not
+// described (virtual_frames.known false); VISIT returns false to stop.
 // The top frame is described (its virtual frames passed) only when DESCRIBE_TOP: a frame
 // interrupted at any PC has no call record, and gets COUNT 0. HOW: see Describe.
 template <typename Visit>
@@ -72,7 +74,7 @@ JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs t
                                                 uintptr_t stack_top, bool describe_top, Describe how,
                                                 Visit&& visit) noexcept {
   const hotspot::MethodLayout* methods = hotspot::known_method_layout();
-  if (methods == nullptr) return JavaWalkEnd::kUnwalkable;
+  if (methods == nullptr && how == Describe::kAll) return JavaWalkEnd::kUnwalkable;
   const CodeRange* r = code.find(top.pc);
   bool first = true;
   while (is_java(r)) {
@@ -83,11 +85,11 @@ JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs t
     const CallerStep step = java_caller(code, bounds, range, at, &top, &r);
     if (step == CallerStep::kUnreadable) return JavaWalkEnd::kUnwalkable;
     VirtualFrames frames;
-    if ((describe_top || !first) && !describe_java_frame(range, at, bounds, *methods, how, &frames)) {
-      return JavaWalkEnd::kUnwalkable;
-    }
+    frames.known = !(describe_top || !first) || describe_java_frame(range, at, bounds, methods, how, &frames);
     first = false;
-    if (!visit(range, frames)) return JavaWalkEnd::kStopped;
+    // The visitor sees a frame it cannot describe too: that it is there may tell enough.
+    if (!visit(range, frames)) return frames.known ? JavaWalkEnd::kStopped : JavaWalkEnd::kUnwalkable;
+    if (!frames.known) return JavaWalkEnd::kUnwalkable;
     if (step == CallerStep::kCallerUnknown) return JavaWalkEnd::kCallerUnknown;
     if (step == CallerStep::kCaller) continue;
     if (r == nullptr || !r->call_stub) return JavaWalkEnd::kOtherCode;
