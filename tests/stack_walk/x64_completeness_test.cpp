@@ -122,7 +122,7 @@ TEST_F(X64Completeness, TheTopFramesMayHoldTheirRootMethodTwice) {
 TEST_F(X64Completeness, AFrameTheWalkCannotPassLeavesTheTraceUnproven) {
   stack_.words[21] = code_.at(128 + 90);  // the interpreter frame returns into B after no call
   EXPECT_EQ(prove({F(7), F(1), F(5), F(2), F(9)}), Completeness::kCutShort);  // deoptimized below
-  stack_.words[21] = 0x1000;                                                 // into code nobody knows
+  stack_.words[21] = 0x1000;                                                  // into code nobody knows
   EXPECT_EQ(prove({F(7), F(1), F(5), F(2), F(9)}), Completeness::kUnproven);
   stack_.words[21] = code_.at(384 + 20);
   stack_.words[34] = 0;  // no JavaCallWrapper
