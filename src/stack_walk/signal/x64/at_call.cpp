@@ -91,8 +91,13 @@ JVMKIT_SIGNAL_SAFE jint exact_top(const CodeRange& r, uintptr_t ret, hotspot::As
 JVMKIT_SIGNAL_SAFE void walk_and_prove(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
                                        const hotspot::AsgctFrame* frames, jint depth, PhysicalFrame* physical,
                                        AtCallCapture* out) noexcept {
+  if (out->result < depth) {
+    PhysicalOut walked{physical, kMaxPhysicalFrames};
+    out->completeness = prove_complete(code, top, stack_top, frames, out->result, &walked);
+    out->physical_count = walked.count;
+    if (out->completeness != Completeness::kUnchecked) return;  // the proof's walk was the physical walk
+  }
   out->physical_count = walk_physical(code, top, stack_top, physical, kMaxPhysicalFrames);
-  if (out->result < depth) out->completeness = prove_complete(code, top, stack_top, frames, out->result);
 }
 
 }  // namespace

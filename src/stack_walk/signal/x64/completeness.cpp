@@ -65,17 +65,20 @@ JVMKIT_SIGNAL_SAFE Completeness ended_if(bool strict, ProofEnd end, Completeness
 constexpr int kMaxTopTries = 2;
 
 JVMKIT_SIGNAL_SAFE Completeness prove(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
-                                      const hotspot::AsgctFrame* frames, jint n, bool strict) noexcept;
+                                      const hotspot::AsgctFrame* frames, jint n, bool strict,
+                                      PhysicalOut* physical) noexcept;
 
 }  // namespace
 
 JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
-                                               const hotspot::AsgctFrame* frames, jint n) noexcept {
-  return prove(code, top, stack_top, frames, n, true);
+                                               const hotspot::AsgctFrame* frames, jint n,
+                                               PhysicalOut* physical) noexcept {
+  return prove(code, top, stack_top, frames, n, true, physical);
 }
 
 JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& code, const Regs& at, uintptr_t stack_top,
-                                                         const hotspot::AsgctFrame* frames, jint n) noexcept {
+                                                         const hotspot::AsgctFrame* frames, jint n,
+                                                         PhysicalOut* physical) noexcept {
   const StackBounds bounds{at.sp, std::min(at.sp + 8 * kMaxLeafScan, stack_top)};
   int tries = 0;
   for (uintptr_t slot = at.sp; bounds.holds(slot) && tries < kMaxLeafTries; slot += 8) {
@@ -85,10 +88,11 @@ JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& cod
     tries++;
     // An interpreter caller's rbp: kept by the leaf, or saved where the leaf's own rbp points.
     const uintptr_t fp = at.fp > slot || !bounds.holds(at.fp) ? at.fp : load_word(at.fp);
-    if (prove(code, Regs{ret, slot + 8, fp}, stack_top, frames, n, false) == Completeness::kProven) {
+    if (prove(code, Regs{ret, slot + 8, fp}, stack_top, frames, n, false, physical) == Completeness::kProven) {
       return Completeness::kProven;
     }
   }
+  if (physical != nullptr) physical->count = 0;  // the frames of a guess that proved nothing
   return ended(kProofLeafUnproven, Completeness::kUnproven);
 }
 
@@ -109,12 +113,17 @@ JVMKIT_SIGNAL_SAFE jint frames_of_top(const CodeRange& r, const hotspot::AsgctFr
 
 // Walks from TOP and compares each frame below it with the trace's, from FIRST_BELOW on.
 JVMKIT_SIGNAL_SAFE ProofEnd compare_below(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
-                                          const hotspot::AsgctFrame* frames, jint n, jint first_below) noexcept {
+                                          const hotspot::AsgctFrame* frames, jint n, jint first_below,
+                                          PhysicalOut* physical) noexcept {
   jint next = first_below;  // the trace's frame the walk compares next
+  if (physical != nullptr) physical->count = 0;
   bool too_many = false, differs = false;
   const JavaWalkEnd end =
       walk_java_frames(code, top, StackBounds{top.sp, stack_top}, stack_top, false, Describe::kAllButInterpreted,
-                       [&](const CodeRange&, const VirtualFrames& virt) {
+                       [&](const CodeRange& range, const VirtualFrames& virt) {
+                         if (physical != nullptr && physical->count < physical->max) {
+                           physical->frames[physical->count++] = physical_frame_of(range);
+                         }
                          // A Java frame beyond the trace's last, described or not: the trace lacks it.
                          if (!virt.known) {
                            too_many = next >= n;
@@ -142,7 +151,8 @@ JVMKIT_SIGNAL_SAFE ProofEnd compare_below(const CodeSnapshot& code, const Regs& 
 }
 
 JVMKIT_SIGNAL_SAFE Completeness prove(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
-                                      const hotspot::AsgctFrame* frames, jint n, bool strict) noexcept {
+                                      const hotspot::AsgctFrame* frames, jint n, bool strict,
+                                      PhysicalOut* physical) noexcept {
   JVMKIT_DCHECK(n > 0);
   const CodeRange* top_range = code.find(top.pc);
   if (!is_java(top_range) || stack_top <= top.sp) return Completeness::kUnchecked;
@@ -152,7 +162,7 @@ JVMKIT_SIGNAL_SAFE Completeness prove(const CodeSnapshot& code, const Regs& top,
   ProofEnd end = kProofTopMismatch;
   jint first_below = frames_of_top(*top_range, frames, n, 0);
   for (int tries = 0; first_below > 0 && tries < kMaxTopTries; tries++) {
-    end = compare_below(code, top, stack_top, frames, n, first_below);
+    end = compare_below(code, top, stack_top, frames, n, first_below, physical);
     if (end != kProofMethodsMismatch && end != kProofTooMany) break;
     first_below = frames_of_top(*top_range, frames, n, first_below);  // the root inlined into itself?
   }

@@ -11,6 +11,7 @@
 #include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/completeness.hpp"
+#include "stack_walk/physical_frame.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
 
 namespace jvmkit::walk {
@@ -20,8 +21,17 @@ namespace jvmkit::walk {
 // interrupted frame, the caller a recovery retried from, or the thread's last Java frame). Walks
 // from TOP down to the thread's first entry into Java, within [TOP.sp, STACK_TOP), and compares
 // the methods of every frame below TOP, and TOP's own method, with the trace's.
+//
+// PHYSICAL (may be null) receives the physical frames the walk passed, from TOP on (for frame
+// types): the proof's walk is the capture's physical walk too.
+struct PhysicalOut {
+  PhysicalFrame* frames;
+  int max;
+  int count = 0;
+};
 JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
-                                               const hotspot::AsgctFrame* frames, jint n) noexcept;
+                                               const hotspot::AsgctFrame* frames, jint n,
+                                               PhysicalOut* physical = nullptr) noexcept;
 
 // The same for a trace whose interrupted PC AT lies outside Java code while the thread runs Java
 // (a leaf call from compiled code: System.nanoTime's clock, a runtime leaf), where neither the
@@ -29,7 +39,8 @@ JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const R
 // just above AT.sp, and a walk from there must match the trace exactly. Never kCutShort: a
 // guessed start proves nothing by a mismatch.
 JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& code, const Regs& at, uintptr_t stack_top,
-                                                         const hotspot::AsgctFrame* frames, jint n) noexcept;
+                                                         const hotspot::AsgctFrame* frames, jint n,
+                                                         PhysicalOut* physical = nullptr) noexcept;
 
 // How the proofs since the process started ended, by outcome ("proven:N more_frames:N ..."), for
 // diagnostics. Not signal context.

@@ -265,7 +265,11 @@ struct Capture {
   // N frames, whose frame at FROM is the first walked, is complete (not for a truncated one).
   JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already, jint n) const noexcept {
     JVMKIT_DCHECK(already >= 0 && already <= kMaxPhysicalFrames);
-    if (n < depth) *completeness = prove_complete(*code, from, stack_top, frames + already, n - already);
+    if (n < depth) {
+      PhysicalOut walked{physical + already, kMaxPhysicalFrames - already};
+      *completeness = prove_complete(*code, from, stack_top, frames + already, n - already, &walked);
+      if (*completeness != Completeness::kUnchecked) return walked.count;  // the proof's walk was this one
+    }
     return walk_physical(*code, from, stack_top, physical + already, kMaxPhysicalFrames - already);
   }
 };
@@ -302,7 +306,9 @@ JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c, jint n) noexcep
   if (is_java(c.range) || anchor_frame(*c.code, c.jni, c.at.sp, c.stack_top, &from)) {
     *c.physical_count = c.walk(from, 0, n);
   } else if (n < c.depth) {
-    *c.completeness = prove_complete_from_leaf(*c.code, c.at, c.stack_top, c.frames, n);
+    PhysicalOut walked{c.physical, kMaxPhysicalFrames};
+    *c.completeness = prove_complete_from_leaf(*c.code, c.at, c.stack_top, c.frames, n, &walked);
+    *c.physical_count = walked.count;
   }
 }
 
