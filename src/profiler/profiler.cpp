@@ -15,10 +15,11 @@
 #include "profiler/lock_sampler.hpp"
 #include "profiler/output_check.hpp"
 #include "profiler/output_fallback.hpp"
+#include "profiler/run.hpp"
+#include "profiler/run_output.hpp"
+#include "profiler/run_report.hpp"
 #include "profiler/signal_sampler.hpp"
 #include "profiler/thread_list.hpp"
-#include "profiler/utf8.hpp"
-#include "profiler/walk_counts.hpp"
 #include "profiler/writers.hpp"
 
 namespace jvmkit::prof {
@@ -57,39 +58,10 @@ std::vector<pid_t> threads_to_sample() {
   return out;
 }
 
-// The process-wide counters (the signal handler's, the stack-walk library's) now.
-SampleCounts process_counts() {
-  SampleCounts counts;
-  read_signal_counts(&counts);
-  add_stack_walk_counts(&counts);
-  return counts;
-}
-
 std::string seconds_text(int64_t ns) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.1f", static_cast<double>(ns) / 1e9);
   return text;
-}
-
-// What the JVM runs, for pprof's Mapping: the main class, or the jar's file name
-// (sun.java.command's first word); "java" when unknown.
-std::string program_name(jvmtiEnv* jvmti) {
-  char* command = nullptr;
-  if (jvmti->GetSystemProperty("sun.java.command", &command) != JVMTI_ERROR_NONE || command == nullptr) return "java";
-  std::string first = utf8_from_modified(command);
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(command));
-  first = first.substr(0, first.find(' '));
-  if (const size_t slash = first.rfind('/'); slash != std::string::npos) first = first.substr(slash + 1);
-  return first.empty() ? "java" : first;
-}
-
-// java.io.tmpdir ("" when unknown): where a profile goes that cannot be written where asked.
-std::string java_tmpdir(jvmtiEnv* jvmti) {
-  char* value = nullptr;
-  if (jvmti->GetSystemProperty("java.io.tmpdir", &value) != JVMTI_ERROR_NONE || value == nullptr) return "";
-  std::string out = value;
-  jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
-  return out;
 }
 
 // The option that named OPTIONS' file, for messages: "file=/x/p.html", or the default's name.
@@ -103,42 +75,9 @@ JNIEnv* current_jni(JavaVM* vm) {
   return vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) == JNI_OK ? jni : nullptr;
 }
 
-// How a JVM event is sampled, for the report.
-std::string event_description(const EventSpec& event, const Options& options) {
-  if (event.engine == EngineKind::kAlloc) {
-    return "JVMTI SampledObjectAlloc, a sample every " + describe_size(options.alloc_bytes) +
-           " allocated on average (weights: bytes each sample stands for)";
-  }
-  return "contended monitors (JVMTI MonitorContendedEnter/Entered) and parked threads (Unsafe.park), waits of " +
-         describe_interval(event, options.lock_ns) + " or more (weights: ns waited)";
-}
-
 }  // namespace
 
 Recording* current_recording() { return g_recording.load(std::memory_order_acquire); }
-
-// One run: start to stop.
-struct Profiler::Run {
-  Options options;
-  std::unique_ptr<Recording> recording;
-  std::unique_ptr<Engine> engine;  // also guarded by engine_mutex_
-  int64_t start_wall_ns = 0;
-  int64_t start_mono_ns = 0;
-  SampleCounts base;                // process_counts() when the run started
-  bool enabled = false;             // the stack-walk library is enabled for this run
-  bool attached = false;            // started in the live phase (Agent_OnAttach)
-  bool coarse_code_before = false;  // attached to a JVM whose earlier compilations are coarse
-  WindowFiles windows{0};
-  int64_t window_errors = 0;
-  std::string last_window;
-  std::string program;
-  std::string fallback_dir;    // where a profile goes that cannot be written where asked
-  bool alloc_started = false;  // SampledObjectAlloc enabled
-  bool lock_started = false;   // monitor events enabled (and Unsafe.park hooked, unless park_note says why not)
-  std::string park_note;
-  int files_per_window = 1;                  // continuous mode: collapsed output of several events is a file per event
-  EventRequestCounts alloc_base, lock_base;  // event_request_counts() when the run started
-};
 
 Profiler::Profiler(JavaVM* vm, jvmtiEnv* jvmti) : vm_(vm), jvmti_(jvmti) {}
 
@@ -383,17 +322,17 @@ Answer Profiler::stop(const Options& given) {
   OutputResult written;
   std::string line;
   if (run.options.loop_ns > 0 && !given.file_given) {
-    written = write_window(last);
+    written = write_run_window(run, last);
     line = written.error
                ? output_result_lines(written, output.format, sample_counts(profiles))
                : "wrote " + std::to_string(run.windows.total_written() / run.files_per_window) + " windows to " +
                      run.options.file +
                      " (last: " + (written.files.empty() ? std::string("none") : written.files.back().path) + ")";
   } else {
-    written = write_output(output, profiles, last.start_wall_ns, last.duration_ns);
+    written = write_run_output(run, output, profiles, last.start_wall_ns, last.duration_ns);
     line = output_result_lines(written, output.format, sample_counts(profiles));
   }
-  std::string text = report(line, profiles);
+  std::string text = run_report(run, line, profiles);
   // One line: a file per event is a line each in the report, a "; " here.
   std::string files = line;
   for (size_t at = files.find('\n'); at != std::string::npos; at = files.find('\n', at)) files.replace(at, 1, "; ");
@@ -411,7 +350,7 @@ Answer Profiler::dump(const Options& given) {
   apply_freed_objects();
   run_->recording->with_current_window([&](const std::vector<const Profile*>& profiles, int64_t start_wall_ns) {
     const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
-    written = write_output(output, profiles, start_wall_ns, duration);
+    written = write_run_output(*run_, output, profiles, start_wall_ns, duration);
     line = output_result_lines(written, output.format, sample_counts(profiles));
   });
   return {written.error ? AnswerCode::kCannotWrite : AnswerCode::kOk, line};
@@ -477,7 +416,7 @@ void Profiler::loop_main() {
     lock.unlock();
     apply_freed_objects();
     Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
-    const OutputResult written = write_window(done);
+    const OutputResult written = write_run_window(*run_, done);
     if (written.error) {
       const std::string lines =
           output_result_lines(written, run_->options.format, sample_counts(profile_list(done.profiles)));
@@ -494,135 +433,6 @@ void Profiler::loop_main() {
   }
 }
 
-// Writes a continuous-mode window to the run's file pattern (or the fallback) and applies keep=,
-// which counts fallback files as window files.
-OutputResult Profiler::write_window(const Recording::Window& window) {
-  Run& run = *run_;
-  OutputResult result =
-      write_output(run.options, profile_list(window.profiles), window.start_wall_ns, window.duration_ns);
-  for (const WrittenFile& file : result.files) run.windows.written(file.path);
-  if (result.error) run.window_errors++;
-  if (!result.files.empty()) run.last_window = result.files.back().path;
-  return result;
-}
-
-// Writes PROFILES (one per event of the run) in OUTPUT's format to OUTPUT's file pattern, expanded
-// for a profile that starts at START_WALL_NS and lasts DURATION_NS; to the fallback when that fails.
-OutputResult Profiler::write_output(const Options& output, const std::vector<const Profile*>& profiles,
-                                    int64_t start_wall_ns, int64_t duration_ns) const {
-  Options expanded = output;
-  expanded.file = expand_file_pattern(output.file, static_cast<int>(getpid()), start_wall_ns);
-  RunInfo info;
-  info.title = "jvmkit profile: " + events_text(output);
-  info.event = events_text(output);
-  info.start_time_ns = start_wall_ns;
-  info.duration_ns = duration_ns;
-  info.program = run_->program.empty() ? "java" : run_->program;
-  info.window = output.loop_ns > 0;
-  std::vector<EventProfile> events;
-  for (size_t i = 0; i < output.events.size() && i < profiles.size(); i++) {
-    const EventSpec& spec = *output.events[i];
-    EventProfile e;
-    e.profile = profiles[i];
-    e.event = std::string(spec.name);
-    e.description = std::string(spec.name) + ", " +
-                    (spec.engine == EngineKind::kLock ? "waits of at least " : "interval ") +
-                    describe_interval(spec, output.interval_of(spec));
-    e.count_type = std::string(spec.pprof_count_type);
-    e.value_type = std::string(spec.pprof_type);
-    e.value_unit = std::string(spec.pprof_unit);
-    e.interval = output.interval_of(spec);
-    e.weighted = spec.weighted;
-    events.push_back(std::move(e));
-  }
-  return write_with_fallback(events, expanded, info, run_->fallback_dir, static_cast<int>(getpid()),
-                             jvmkit::clock_ns(CLOCK_REALTIME));
-}
-
-// The report of the run that just ended (sampling stopped), with OUTPUT_LINE last; TOP and
-// SAMPLES are the written profile's.
-std::string Profiler::report(const std::string& output_line, const std::vector<const Profile*>& profiles) const {
-  const Run& run = *run_;
-  const Recording::Figures f = run.recording->figures();
-  ReportInput in;
-  in.signal_event = run.options.event != nullptr;
-  in.engine = run.engine ? run.engine->description() : "";
-  in.seconds = static_cast<double>(jvmkit::monotonic_ns() - run.start_mono_ns) / 1e9;
-  in.counts = counts_since(process_counts(), run.base);
-  in.counts.delivered = f.counts.delivered;
-  in.counts.failed = f.counts.failed;
-  in.counts.empty = f.counts.empty;
-  in.counts.failed_by_thread = failures_by_thread(f.failures_by_tid);
-  const size_t signal = run.recording->signal_slot();
-  if (signal != Recording::kNoSlot && signal < profiles.size()) {
-    in.top = top_methods(*profiles[signal], 10);
-    in.total_samples = profiles[signal]->total_samples();
-  }
-  for (size_t i = 0; i < run.options.events.size() && i < profiles.size(); i++) {
-    if (i != signal) in.events.push_back(event_block(i, *profiles[i], f));
-  }
-  if (f.truncated > 0) {
-    in.notes.push_back(std::to_string(f.truncated) + " samples deeper than depth=" + std::to_string(run.options.depth) +
-                       " frames, cut at the root end ([truncated])");
-  }
-  if (f.overflow > 0) {
-    in.notes.push_back(std::to_string(f.overflow) + " samples past the profile's bound of max_stacks=" +
-                       std::to_string(run.options.max_stacks) + " merged into [overflow]");
-  }
-  int64_t with_frames = 0;  // delivered traces with frames, every event
-  for (const SampleCounts& c : f.by_event) with_frames += c.delivered - c.empty;
-  if (run.options.loop_ns > 0) {
-    in.notes.push_back("continuous: " + std::to_string(f.windows_taken) + " windows, " +
-                       std::to_string(f.samples_in_taken_windows) + " samples in them; delivered with frames " +
-                       std::to_string(with_frames) +
-                       (f.samples_in_taken_windows == with_frames ? " (equal)" : " (DIFFER)"));
-  }
-  if (f.counts.delivered > 0 && f.biased > 0) {
-    // Biased traces: taken at a safepoint, or in compiled code whose debug information places a
-    // sample only at the next safepoint (code compiled before an attach).
-    char text[320];
-    std::snprintf(text, sizeof(text), "%lld of %lld traces (%.1f%%) placed at a safepoint (biased)%s",
-                  static_cast<long long>(f.biased), static_cast<long long>(f.counts.delivered),
-                  100.0 * static_cast<double>(f.biased) / static_cast<double>(f.counts.delivered),
-                  run.coarse_code_before
-                      ? ": code compiled before the attach places samples only at safepoints; code compiled "
-                        "since is exact (start the JVM with -XX:+UnlockDiagnosticVMOptions "
-                        "-XX:+DebugNonSafepoints to have it exact everywhere)"
-                      : "");
-    in.notes.push_back(text);
-  }
-  in.output = output_line;
-  return report_text(in);
-}
-
-// The report's block of the JVM event in SLOT, whose written profile is PROFILE.
-EventBlock Profiler::event_block(size_t slot, const Profile& profile, const Recording::Figures& f) const {
-  const Run& run = *run_;
-  const EventSpec& spec = *run.options.events[slot];
-  const bool lock = spec.engine == EngineKind::kLock;
-  const EventRequestCounts now = event_request_counts(spec.engine);
-  const EventRequestCounts& base = lock ? run.lock_base : run.alloc_base;
-  EventBlock b;
-  b.event = std::string(spec.name);
-  b.description = event_description(spec, run.options);
-  b.requested = now.requested - base.requested;
-  b.dropped = now.dropped - base.dropped;
-  b.delivered = f.by_event[slot].delivered;
-  b.failed = f.by_event[slot].failed;
-  b.empty = f.by_event[slot].empty;
-  if (lock) b.below_threshold = now.below_threshold - base.below_threshold;
-  b.samples = profile.total_samples();
-  b.weight = profile.total_weight();
-  b.unit = spec.pprof_unit == "nanoseconds" ? "ns" : std::string(spec.pprof_unit);
-  b.top = top_methods(profile, 10, true);
-  if (lock && !run.park_note.empty()) b.notes.push_back("parking not sampled: " + run.park_note);
-  if (!lock && run.options.live) {
-    b.notes.push_back("live: " + std::to_string(f.freed) +
-                      " samples of objects freed before the profile was written left out");
-  }
-  return b;
-}
-
 // "cpu every 10 ms", "cpu every 10 ms, alloc every 512 KiB, lock waits of 10 us or more".
 std::string Profiler::sampling_text(const Options& options) {
   std::string out;
@@ -631,19 +441,6 @@ std::string Profiler::sampling_text(const Options& options) {
     out += std::string(e->name) + (e->engine == EngineKind::kLock ? " waits of " : " every ") +
            describe_interval(*e, options.interval_of(*e)) + (e->engine == EngineKind::kLock ? " or more" : "");
   }
-  return out;
-}
-
-// Each event's samples, in the order of the run's events.
-std::vector<int64_t> Profiler::sample_counts(const std::vector<const Profile*>& profiles) {
-  std::vector<int64_t> out;
-  for (const Profile* p : profiles) out.push_back(p->total_samples());
-  return out;
-}
-
-std::vector<const Profile*> Profiler::profile_list(const std::vector<std::unique_ptr<Profile>>& profiles) {
-  std::vector<const Profile*> out;
-  for (const auto& p : profiles) out.push_back(p.get());
   return out;
 }
 

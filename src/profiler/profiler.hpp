@@ -21,15 +21,12 @@
 
 #include "base/error.hpp"
 #include "profiler/answer_code.hpp"
-#include "profiler/engine.hpp"
-#include "profiler/file_pattern.hpp"
 #include "profiler/options.hpp"
-#include "profiler/output_fallback.hpp"
 #include "profiler/recording.hpp"
-#include "profiler/report.hpp"
-#include "profiler/writers.hpp"
 
 namespace jvmkit::prof {
+
+struct Run;  // run.hpp
 
 struct Answer {
   AnswerCode code = AnswerCode::kOk;
@@ -57,8 +54,6 @@ class Profiler {
   void thread_ended(pid_t tid);
 
  private:
-  struct Run;
-
   Answer start(const Options& options);
   Answer stop(const Options& given);
   Answer dump(const Options& given);
@@ -72,15 +67,8 @@ class Profiler {
   void end_sampling();
   Error install_handler(int signal);
   void loop_main();
-  OutputResult write_window(const Recording::Window& window);
-  OutputResult write_output(const Options& output, const std::vector<const Profile*>& profiles, int64_t start_wall_ns,
-                            int64_t duration_ns) const;
   Options output_options(const Options& given) const;
-  std::string report(const std::string& output_line, const std::vector<const Profile*>& profiles) const;
-  EventBlock event_block(size_t slot, const Profile& profile, const Recording::Figures& figures) const;
   static std::string sampling_text(const Options& options);
-  static std::vector<int64_t> sample_counts(const std::vector<const Profile*>& profiles);
-  static std::vector<const Profile*> profile_list(const std::vector<std::unique_ptr<Profile>>& profiles);
   void drop_run();
   std::string not_running_text() const;
 

@@ -1,0 +1,41 @@
+// Run: the state of one profiling run (start to stop) that the controller (profiler.cpp) owns and
+// the run's output (run_output.cpp) and end-of-run report (run_report.cpp) read.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "profiler/engine.hpp"
+#include "profiler/event_samples.hpp"
+#include "profiler/file_pattern.hpp"
+#include "profiler/options.hpp"
+#include "profiler/recording.hpp"
+#include "profiler/report.hpp"
+
+namespace jvmkit::prof {
+
+// One run: start to stop.
+struct Run {
+  Options options;
+  std::unique_ptr<Recording> recording;
+  std::unique_ptr<Engine> engine;  // also guarded by the profiler's engine_mutex_
+  int64_t start_wall_ns = 0;
+  int64_t start_mono_ns = 0;
+  SampleCounts base;                // process_counts() when the run started
+  bool enabled = false;             // the stack-walk library is enabled for this run
+  bool attached = false;            // started in the live phase (Agent_OnAttach)
+  bool coarse_code_before = false;  // attached to a JVM whose earlier compilations are coarse
+  WindowFiles windows{0};
+  int64_t window_errors = 0;
+  std::string last_window;
+  std::string program;
+  std::string fallback_dir;    // where a profile goes that cannot be written where asked
+  bool alloc_started = false;  // SampledObjectAlloc enabled
+  bool lock_started = false;   // monitor events enabled (and Unsafe.park hooked, unless park_note says why not)
+  std::string park_note;
+  int files_per_window = 1;                  // continuous mode: collapsed output of several events is a file per event
+  EventRequestCounts alloc_base, lock_base;  // event_request_counts() when the run started
+};
+
+}  // namespace jvmkit::prof

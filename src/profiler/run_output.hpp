@@ -1,0 +1,42 @@
+// The output of a run: its profiles written in the run's format to its file pattern (or to the
+// fallback file when that fails), window by window in continuous mode, and the JVM's facts the
+// files carry (the program's name, java.io.tmpdir for the fallback).
+#pragma once
+
+#include <jvmti.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "profiler/options.hpp"
+#include "profiler/output_fallback.hpp"
+#include "profiler/profile.hpp"
+#include "profiler/recording.hpp"
+#include "profiler/run.hpp"
+
+namespace jvmkit::prof {
+
+// What the JVM runs, for pprof's Mapping: the main class, or the jar's file name
+// (sun.java.command's first word); "java" when unknown.
+std::string program_name(jvmtiEnv* jvmti);
+
+// java.io.tmpdir ("" when unknown): where a profile goes that cannot be written where asked.
+std::string java_tmpdir(jvmtiEnv* jvmti);
+
+// Writes PROFILES (one per event of RUN) in OUTPUT's format to OUTPUT's file pattern, expanded for
+// a profile that starts at START_WALL_NS and lasts DURATION_NS; to RUN's fallback when that fails.
+OutputResult write_run_output(const Run& run, const Options& output, const std::vector<const Profile*>& profiles,
+                              int64_t start_wall_ns, int64_t duration_ns);
+
+// Writes a continuous-mode window to RUN's file pattern (or the fallback) and applies keep=,
+// which counts fallback files as window files.
+OutputResult write_run_window(Run& run, const Recording::Window& window);
+
+// Each event's samples, in the order of the run's events.
+std::vector<int64_t> sample_counts(const std::vector<const Profile*>& profiles);
+
+std::vector<const Profile*> profile_list(const std::vector<std::unique_ptr<Profile>>& profiles);
+
+}  // namespace jvmkit::prof

@@ -1,0 +1,112 @@
+#include "profiler/run_report.hpp"
+
+#include <cstdio>
+
+#include "base/clock.hpp"
+
+#include "profiler/signal_sampler.hpp"
+#include "profiler/walk_counts.hpp"
+
+namespace jvmkit::prof {
+namespace {
+
+// How a JVM event is sampled, for the report.
+std::string event_description(const EventSpec& event, const Options& options) {
+  if (event.engine == EngineKind::kAlloc) {
+    return "JVMTI SampledObjectAlloc, a sample every " + describe_size(options.alloc_bytes) +
+           " allocated on average (weights: bytes each sample stands for)";
+  }
+  return "contended monitors (JVMTI MonitorContendedEnter/Entered) and parked threads (Unsafe.park), waits of " +
+         describe_interval(event, options.lock_ns) + " or more (weights: ns waited)";
+}
+
+// The report's block of RUN's JVM event in SLOT, whose written profile is PROFILE.
+EventBlock event_block(const Run& run, size_t slot, const Profile& profile, const Recording::Figures& f) {
+  const EventSpec& spec = *run.options.events[slot];
+  const bool lock = spec.engine == EngineKind::kLock;
+  const EventRequestCounts now = event_request_counts(spec.engine);
+  const EventRequestCounts& base = lock ? run.lock_base : run.alloc_base;
+  EventBlock b;
+  b.event = std::string(spec.name);
+  b.description = event_description(spec, run.options);
+  b.requested = now.requested - base.requested;
+  b.dropped = now.dropped - base.dropped;
+  b.delivered = f.by_event[slot].delivered;
+  b.failed = f.by_event[slot].failed;
+  b.empty = f.by_event[slot].empty;
+  if (lock) b.below_threshold = now.below_threshold - base.below_threshold;
+  b.samples = profile.total_samples();
+  b.weight = profile.total_weight();
+  b.unit = spec.pprof_unit == "nanoseconds" ? "ns" : std::string(spec.pprof_unit);
+  b.top = top_methods(profile, 10, true);
+  if (lock && !run.park_note.empty()) b.notes.push_back("parking not sampled: " + run.park_note);
+  if (!lock && run.options.live) {
+    b.notes.push_back("live: " + std::to_string(f.freed) +
+                      " samples of objects freed before the profile was written left out");
+  }
+  return b;
+}
+
+}  // namespace
+
+SampleCounts process_counts() {
+  SampleCounts counts;
+  read_signal_counts(&counts);
+  add_stack_walk_counts(&counts);
+  return counts;
+}
+
+std::string run_report(const Run& run, const std::string& output_line, const std::vector<const Profile*>& profiles) {
+  const Recording::Figures f = run.recording->figures();
+  ReportInput in;
+  in.signal_event = run.options.event != nullptr;
+  in.engine = run.engine ? run.engine->description() : "";
+  in.seconds = static_cast<double>(jvmkit::monotonic_ns() - run.start_mono_ns) / 1e9;
+  in.counts = counts_since(process_counts(), run.base);
+  in.counts.delivered = f.counts.delivered;
+  in.counts.failed = f.counts.failed;
+  in.counts.empty = f.counts.empty;
+  in.counts.failed_by_thread = failures_by_thread(f.failures_by_tid);
+  const size_t signal = run.recording->signal_slot();
+  if (signal != Recording::kNoSlot && signal < profiles.size()) {
+    in.top = top_methods(*profiles[signal], 10);
+    in.total_samples = profiles[signal]->total_samples();
+  }
+  for (size_t i = 0; i < run.options.events.size() && i < profiles.size(); i++) {
+    if (i != signal) in.events.push_back(event_block(run, i, *profiles[i], f));
+  }
+  if (f.truncated > 0) {
+    in.notes.push_back(std::to_string(f.truncated) + " samples deeper than depth=" + std::to_string(run.options.depth) +
+                       " frames, cut at the root end ([truncated])");
+  }
+  if (f.overflow > 0) {
+    in.notes.push_back(std::to_string(f.overflow) + " samples past the profile's bound of max_stacks=" +
+                       std::to_string(run.options.max_stacks) + " merged into [overflow]");
+  }
+  int64_t with_frames = 0;  // delivered traces with frames, every event
+  for (const SampleCounts& c : f.by_event) with_frames += c.delivered - c.empty;
+  if (run.options.loop_ns > 0) {
+    in.notes.push_back("continuous: " + std::to_string(f.windows_taken) + " windows, " +
+                       std::to_string(f.samples_in_taken_windows) + " samples in them; delivered with frames " +
+                       std::to_string(with_frames) +
+                       (f.samples_in_taken_windows == with_frames ? " (equal)" : " (DIFFER)"));
+  }
+  if (f.counts.delivered > 0 && f.biased > 0) {
+    // Biased traces: taken at a safepoint, or in compiled code whose debug information places a
+    // sample only at the next safepoint (code compiled before an attach).
+    char text[320];
+    std::snprintf(text, sizeof(text), "%lld of %lld traces (%.1f%%) placed at a safepoint (biased)%s",
+                  static_cast<long long>(f.biased), static_cast<long long>(f.counts.delivered),
+                  100.0 * static_cast<double>(f.biased) / static_cast<double>(f.counts.delivered),
+                  run.coarse_code_before
+                      ? ": code compiled before the attach places samples only at safepoints; code compiled "
+                        "since is exact (start the JVM with -XX:+UnlockDiagnosticVMOptions "
+                        "-XX:+DebugNonSafepoints to have it exact everywhere)"
+                      : "");
+    in.notes.push_back(text);
+  }
+  in.output = output_line;
+  return report_text(in);
+}
+
+}  // namespace jvmkit::prof
