@@ -92,17 +92,18 @@ std::string run_report(const Run& run, const std::string& output_line, const std
                        (f.samples_in_taken_windows == with_frames ? " (equal)" : " (DIFFER)"));
   }
   if (f.counts.delivered > 0 && f.biased > 0) {
-    // Biased traces: taken at a safepoint, or in compiled code whose debug information places a
-    // sample only at the next safepoint (code compiled before an attach).
+    // Biased traces: taken at a safepoint, in compiled code whose debug information places a
+    // sample only at the next safepoint (code compiled before an attach), or not proven to be the
+    // thread's whole stack (a thread without a known bottom frame, see docs/stack_walk.md).
     char text[320];
-    std::snprintf(text, sizeof(text), "%lld of %lld traces (%.1f%%) placed at a safepoint (biased)%s",
-                  static_cast<long long>(f.biased), static_cast<long long>(f.counts.delivered),
-                  100.0 * static_cast<double>(f.biased) / static_cast<double>(f.counts.delivered),
-                  run.coarse_code_before
-                      ? ": code compiled before the attach places samples only at safepoints; code compiled "
-                        "since is exact (start the JVM with -XX:+UnlockDiagnosticVMOptions "
-                        "-XX:+DebugNonSafepoints to have it exact everywhere)"
-                      : "");
+    std::snprintf(
+        text, sizeof(text), "%lld of %lld traces (%.1f%%) biased (placed at a safepoint or not proven whole)%s",
+        static_cast<long long>(f.biased), static_cast<long long>(f.counts.delivered),
+        100.0 * static_cast<double>(f.biased) / static_cast<double>(f.counts.delivered),
+        run.coarse_code_before ? ": code compiled before the attach places samples only at safepoints; code compiled "
+                                 "since is exact (start the JVM with -XX:+UnlockDiagnosticVMOptions "
+                                 "-XX:+DebugNonSafepoints to have it exact everywhere)"
+                               : "");
     in.notes.push_back(text);
   }
   in.output = output_line;
