@@ -6,74 +6,41 @@
 #include <cstdint>
 #include <vector>
 
+#include "fake_code.hpp"
 #include "hotspot/java_thread.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 
 namespace jvmkit::walk {
 namespace {
 
-jmethodID M(uintptr_t v) { return reinterpret_cast<jmethodID>(v); }
+using testing::M;
 hotspot::AsgctFrame F(uintptr_t method) { return hotspot::AsgctFrame{0, M(method)}; }
 
 // 512 bytes of "code": nmethod A (root M1, C2 frame of 0x20 bytes), nmethod B (root M2, C1 frame:
 // rbp pushed, then 0x10 bytes; at its call returning to B + 40 it has M5 inlined), the
 // interpreter and the call stub, 128 bytes each.
-class FakeCode {
+class FakeCode : public testing::FakeCode {
  public:
-  FakeCode() : bytes_(512, 0x90) {
-    bytes_[128 + 35] = 0xE8;  // call rel32, returning to B + 40
+  FakeCode() : testing::FakeCode(512) {
+    call_returning_to(128 + 40);
     const jmethodID methods[] = {M(5), M(2)};
     const jint bcis[] = {3, 7};
     sites_.add(40, methods, bcis, 2);
-    ranges_.push_back(nmethod(0, M(1), 0x20, false));
-    ranges_.push_back(nmethod(128, M(2), 0x10, true));
-    ranges_.back().call_sites = &sites_;
-    ranges_.push_back(other(256, CodeKind::kInterpreter));
-    ranges_.push_back(other(384, CodeKind::kStub));
-    ranges_.back().call_stub = true;
+    add_nmethod(0, M(1), 0x20, false);
+    add_nmethod(128, M(2), 0x10, true).call_sites = &sites_;
+    add(256, CodeKind::kInterpreter);
+    add(384, CodeKind::kStub).call_stub = true;
   }
-  uintptr_t at(size_t offset) const { return reinterpret_cast<uintptr_t>(bytes_.data()) + offset; }
-  CodeSnapshot snapshot() const { return CodeSnapshot(ranges_); }
 
  private:
-  CodeRange nmethod(size_t offset, jmethodID method, uint32_t frame, bool pushes_rbp) {
-    CodeRange r = other(offset, CodeKind::kNMethod);
-    r.method = method;
-    r.frame_size = frame;
-    r.pushes_rbp = pushes_rbp;
-    r.prologue_end = 8;
-    return r;
-  }
-  CodeRange other(size_t offset, CodeKind kind) {
-    CodeRange r{};
-    r.start = at(offset);
-    r.end = r.start + 128;
-    r.kind = kind;
-    r.enclosing = -1;
-    return r;
-  }
-  std::vector<uint8_t> bytes_;
   CallSites sites_;
-  std::vector<CodeRange> ranges_;
 };
 
-// A's frame at the lowest address, called from B at its call, B called from an interpreter frame,
-// which the call stub entered: the entry frame's rbp is words[40], its JavaCallWrapper (6 words
-// below that rbp) at words[50], whose saved anchor (sp, fp, pc at offsets 0, 8, 16) is empty.
-struct FakeStack {
-  uintptr_t words[64] = {};
-  uintptr_t addr(int i) const { return reinterpret_cast<uintptr_t>(&words[i]); }
-  uintptr_t top() const { return addr(64); }
-
-  explicit FakeStack(const FakeCode& code) {
-    words[4] = code.at(128 + 40);   // A's return address (sp + 0x20): into B, after its call
-    words[7] = addr(20);            // B's saved rbp (C1: just below its return address)
-    words[8] = code.at(256 + 10);   // B's return address: into the interpreter
-    words[19] = addr(22);           // the interpreter frame's sender SP (rbp - 8)
-    words[20] = addr(40);           // its caller's rbp: the entry frame's
-    words[21] = code.at(384 + 20);  // its return address (rbp + 8): into the call stub
-    words[34] = addr(50);           // the entry frame's JavaCallWrapper*
-  }
+// The shared stack (fake_code.hpp), entered by the call stub: the entry frame's JavaCallWrapper
+// (6 words below its rbp, words[40]) at words[50], whose saved anchor (sp, fp, pc at offsets 0, 8,
+// 16) is empty.
+struct FakeStack : testing::FakeStack {
+  explicit FakeStack(const FakeCode& code) : testing::FakeStack(code) { words[34] = addr(50); }
 };
 
 class X64Completeness : public ::testing::Test {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "fake_code.hpp"
 #include "stack_walk/signal/x64/leaf_call.hpp"
 
 namespace jvmkit::walk {
@@ -11,31 +12,17 @@ namespace {
 
 // 384 bytes of "code": an nmethod with a call (E8 rel32) whose return address is +40, the
 // interpreter, and a native wrapper with a call whose return address is +40 too.
-class FakeCode {
+class FakeCode : public testing::FakeCode {
  public:
-  FakeCode() : bytes_(384, 0x90) {
-    ranges_.push_back(range(0, CodeKind::kNMethod, false));
-    ranges_.push_back(range(128, CodeKind::kInterpreter, false));
-    ranges_.push_back(range(256, CodeKind::kNMethod, true));
-    bytes_[35] = 0xE8;
-    bytes_[256 + 35] = 0xE8;
+  FakeCode() : testing::FakeCode(384) {
+    add(0, CodeKind::kNMethod).method = testing::M(1);
+    add(128, CodeKind::kInterpreter).method = testing::M(129);
+    CodeRange& wrapper = add(256, CodeKind::kNMethod);
+    wrapper.method = testing::M(257);
+    wrapper.native_wrapper = true;
+    call_returning_to(40);
+    call_returning_to(256 + 40);
   }
-  uintptr_t at(size_t offset) const { return reinterpret_cast<uintptr_t>(bytes_.data()) + offset; }
-  CodeSnapshot snapshot() const { return CodeSnapshot(ranges_); }
-
- private:
-  CodeRange range(size_t offset, CodeKind kind, bool native_wrapper) {
-    CodeRange r{};
-    r.start = at(offset);
-    r.end = r.start + 128;
-    r.kind = kind;
-    r.native_wrapper = native_wrapper;
-    r.method = reinterpret_cast<jmethodID>(offset + 1);
-    r.enclosing = -1;
-    return r;
-  }
-  std::vector<uint8_t> bytes_;
-  std::vector<CodeRange> ranges_;
 };
 
 // A native PC (not in the code), the stack: the leaf function's rbp frame at words[4] (saved rbp,

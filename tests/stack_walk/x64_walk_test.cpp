@@ -4,66 +4,28 @@
 #include <cstdint>
 #include <vector>
 
+#include "fake_code.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
 namespace {
 
-jmethodID M(uintptr_t v) { return reinterpret_cast<jmethodID>(v); }
+using testing::M;
 
 // 512 bytes of "code": nmethod A (C2 frame of 0x20 bytes), nmethod B (C1 frame: rbp pushed, then
 // 0x10 bytes), the interpreter, and a stub, 128 bytes each.
-class FakeCode {
+class FakeCode : public testing::FakeCode {
  public:
-  FakeCode() : bytes_(512, 0x90) {
-    ranges_.push_back(nmethod(0, M(1), 0x20, false));
-    ranges_.push_back(nmethod(128, M(2), 0x10, true));
-    ranges_.push_back(other(256, CodeKind::kInterpreter));
-    ranges_.push_back(other(384, CodeKind::kStub));
-    // A call in B (E8 rel32) whose return address is B + 40; none before B + 80.
-    bytes_[128 + 35] = 0xE8;
-  }
-  uintptr_t at(size_t offset) const { return reinterpret_cast<uintptr_t>(bytes_.data()) + offset; }
-  CodeSnapshot snapshot() const { return CodeSnapshot(ranges_); }
-  const CodeRange& range(size_t i) const { return ranges_[i]; }
-
- private:
-  CodeRange nmethod(size_t offset, jmethodID method, uint32_t frame, bool pushes_rbp) {
-    CodeRange r = other(offset, CodeKind::kNMethod);
-    r.method = method;
-    r.frame_size = frame;
-    r.pushes_rbp = pushes_rbp;
-    r.prologue_end = 8;
-    return r;
-  }
-  CodeRange other(size_t offset, CodeKind kind) {
-    CodeRange r{};
-    r.start = at(offset);
-    r.end = r.start + 128;
-    r.kind = kind;
-    r.enclosing = -1;
-    return r;
-  }
-  std::vector<uint8_t> bytes_;
-  std::vector<CodeRange> ranges_;
-};
-
-// A stack: A's frame at the bottom (lowest address), called from B, called from an interpreter
-// frame, entered from the stub.
-struct FakeStack {
-  uintptr_t words[64] = {};
-  uintptr_t addr(int i) const { return reinterpret_cast<uintptr_t>(&words[i]); }
-  uintptr_t top() const { return addr(64); }
-
-  explicit FakeStack(const FakeCode& code) {
-    words[4] = code.at(128 + 40);   // A's return address (sp + 0x20): into B, after its call
-    words[7] = addr(20);            // B's saved rbp (C1: just below its return address)
-    words[8] = code.at(256 + 10);   // B's return address (sp + 0x10 + 8): into the interpreter
-    words[19] = addr(22);           // the interpreter frame's sender SP (rbp - 8)
-    words[20] = addr(40);           // its caller's rbp
-    words[21] = code.at(384 + 20);  // its return address (rbp + 8): into the stub
+  FakeCode() : testing::FakeCode(512) {
+    add_nmethod(0, M(1), 0x20, false);
+    add_nmethod(128, M(2), 0x10, true);
+    add(256, CodeKind::kInterpreter);
+    add(384, CodeKind::kStub);
+    call_returning_to(128 + 40);  // a call in B whose return address is B + 40; none before B + 80
   }
 };
+
+using testing::FakeStack;
 
 TEST(X64Walk, WalksCompiledAndInterpreterFramesUpToAStub) {
   FakeCode code;
