@@ -77,6 +77,9 @@ JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs t
   if (methods == nullptr && how == Describe::kAll) return JavaWalkEnd::kUnwalkable;
   const CodeRange* r = code.find(top.pc);
   bool first = true;
+  uintptr_t memo_pc = 0;  // the last call site described, and its record (in the code map)
+  const hotspot::AsgctFrame* memo_frames = nullptr;
+  int memo_count = 0;
   while (is_java(r)) {
     const Regs at = top;
     const CodeRange& range = *r;
@@ -85,7 +88,18 @@ JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs t
     const CallerStep step = java_caller(code, bounds, range, at, &top, &r);
     if (step == CallerStep::kUnreadable) return JavaWalkEnd::kUnwalkable;
     VirtualFrames frames;
-    frames.known = !(describe_top || !first) || describe_java_frame(range, at, bounds, methods, how, &frames);
+    const bool call_record = range.kind == CodeKind::kNMethod && !range.native_wrapper && (describe_top || !first);
+    if (call_record && at.pc == memo_pc) {
+      frames.frames = memo_frames;  // recursion: the same call site again, looked up once
+      frames.count = memo_count;
+    } else {
+      frames.known = !(describe_top || !first) || describe_java_frame(range, at, bounds, methods, how, &frames);
+      if (call_record && frames.known) {
+        memo_pc = at.pc;
+        memo_frames = frames.frames;
+        memo_count = frames.count;
+      }
+    }
     first = false;
     // The visitor sees a frame it cannot describe too: that it is there may tell enough.
     if (!visit(range, frames)) return frames.known ? JavaWalkEnd::kStopped : JavaWalkEnd::kUnwalkable;
