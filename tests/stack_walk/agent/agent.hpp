@@ -115,6 +115,9 @@ bool check_recovery();
 // min_truncated, max_truncated (see tests/stack_walk/CMakeLists.txt).
 void set_depth_check(const std::string& depth_method, const std::string& root_method, long max_frames);
 bool check_depths();
+// Traces of the depth check so far in STREAM (0 unbiased, 1 biased): complete ones of exactly FRAMES
+// frames or, for FRAMES beyond the limit, those truncated at the limit (what a stack of FRAMES gives).
+int64_t depth_traces(long frames, int stream);
 void parse_options(const char* text);
 // Runs the bad-input table (mode=bad_input); returns false on a failed row.
 bool run_bad_input_table(JNIEnv* jni);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +56,8 @@ std::string g_depth_method, g_root_method;
 long g_depth_limit = 0;  // 0: no depth check
 std::unordered_map<jmethodID, int> g_method_marks;
 bool g_open_has_depth = false, g_open_has_root = false, g_open_last_is_root = false;
+// g_complete_at is written by the delivery thread and read by depth_traces (a Java thread).
+std::mutex g_complete_mutex;
 std::map<int64_t, int64_t> g_complete_at[2];
 std::atomic<int64_t> g_truncated_at_limit[2] = {}, g_depth_violations{0};
 
@@ -105,6 +108,7 @@ void check_depth_of_open_trace(void* ud) {
   } else if (!g_open_last_is_root) {
     depth_violation("not truncated, but it does not end in the thread's root method", ud);
   } else {
+    std::lock_guard<std::mutex> lock(g_complete_mutex);
     g_complete_at[stream][g_frames_in_open]++;
   }
 }
@@ -597,12 +601,20 @@ void set_depth_check(const std::string& depth_method, const std::string& root_me
   g_depth_limit = max_frames;
 }
 
+int64_t depth_traces(long frames, int stream) {
+  if (frames > g_depth_limit) return g_truncated_at_limit[stream].load();
+  std::lock_guard<std::mutex> lock(g_complete_mutex);
+  auto it = g_complete_at[stream].find(frames);
+  return it == g_complete_at[stream].end() ? 0 : it->second;
+}
+
 // Options: expect_complete=D/D/... (complete traces of exactly D frames, at least min_depth_traces
 // unbiased and min_biased_depth_traces biased ones of each), min_complete (unbiased, of any
 // length), min_truncated (unbiased; biased:
 // min_biased_truncated), max_truncated (both streams).
 bool check_depths() {
   int before = violations();
+  std::lock_guard<std::mutex> lock(g_complete_mutex);
   std::fprintf(stderr, "DEPTH (limit %ld): truncated at the limit: unbiased %lld, biased %lld\n", g_depth_limit,
                (long long)g_truncated_at_limit[0].load(), (long long)g_truncated_at_limit[1].load());
   for (int stream = 0; stream < 2; stream++) {

@@ -16,6 +16,15 @@ public final class Agent {
 
   public static native int violations();
 
+  /**
+   * mode=depth: traces delivered so far of a stack of FRAMES frames (complete ones of exactly that
+   * many frames; beyond the depth limit, those truncated at the limit), unbiased or biased.
+   */
+  public static native long depthTraces(int frames, boolean biased);
+
+  /** An option of the agent as a number, FALLBACK when it was not given. */
+  public static native long optionLong(String key, long fallback);
+
   public static native boolean checkThreads(String prefix, int min);
 
   public static native boolean cycles(int cycles, int windowMillis);
