@@ -5,7 +5,8 @@ package jvmkit.test.cli;
  * its CPU time in {@link #spin} until the given seconds have passed, so that any profile of it,
  * however short, names that method.
  *
- * <p>Usage: ProfileTarget seconds
+ * <p>Usage: ProfileTarget seconds [stop_file]: with STOP_FILE it also ends once that file exists
+ * (a test that wants the JVM to exit while profiled says when).
  */
 public final class ProfileTarget {
   static volatile long sink = 1;
@@ -13,9 +14,10 @@ public final class ProfileTarget {
   public static void main(String[] args) {
     long seconds = args.length > 0 ? Long.parseLong(args[0]) : 60;
     long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+    java.io.File stopFile = args.length > 1 ? new java.io.File(args[1]) : null;
     System.out.println("ready");
     System.out.flush();
-    while (System.nanoTime() < deadline) {
+    while (System.nanoTime() < deadline && (stopFile == null || !stopFile.exists())) {
       sink = spin(sink);
     }
   }
