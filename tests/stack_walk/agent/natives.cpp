@@ -88,6 +88,13 @@ JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_depthTraces(JNIEnv*, jclass,
   return depth_traces(frames, biased ? 1 : 0);
 }
 
+// The least number of moments (samples that did not repeat their thread's previous one) over the
+// tracked threads named check_prefix* (default worker-): what programs that run until each thread
+// was sampled enough ask.
+JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_fewestMoments(JNIEnv*, jclass) {
+  return fewest_moments(option("check_prefix", "worker-").c_str());
+}
+
 // An agent option as a number (FALLBACK when it is not given), for programs that run until the
 // agent has seen what its options ask for.
 JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_optionLong(JNIEnv* jni, jclass, jstring key_string,
