@@ -38,6 +38,22 @@ run() {
 said() { grep -q -- "$2" "$work/$1.log"; }       # said NAME TEXT: the tool's output has TEXT
 hot_in() { grep -q "$hot" "$1" 2>/dev/null; }   # hot_in FILE: the profile names the hot method
 samples() { awk '{n += $NF} END {print n + 0}' "$1" 2>/dev/null; }  # of a collapsed profile
+# Waiting for events, not for a time (a busy host gives the target less CPU time, so fewer samples
+# a second), each at most 120 s:
+# wait_said FILE TEXT: until the tool's output FILE has TEXT (it is profiling).
+wait_said() {
+  for _ in $(seq 1200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  echo "    (waited 120 s for '$2' in $1)"; return 1
+}
+# wait_samples PID MIN: until a dump of the running profile has MIN samples and names the hot method.
+wait_samples() {
+  for _ in $(seq 240); do
+    "$tool" dump -o "$work/wait.collapsed" "$1" >/dev/null 2>&1
+    hot_in "$work/wait.collapsed" && [ "$(samples "$work/wait.collapsed")" -ge "$2" ] && return 0
+    sleep 0.5
+  done
+  echo "    (waited 120 s for $2 samples of $1)"; return 1
+}
 
 echo "== usage errors"
 run usage_no_pid 2 status
@@ -64,19 +80,25 @@ done
 check "profile -e cpu,alloc: the earlier multi.collapsed is not named" bash -c "! grep -q 'multi.collapsed' '$work/multi.log'"
 (cd "$work" && "$tool" profile -d 1 "$plain") >"$work/default.log" 2>&1
 check "profile without -o: profile.html in the working directory" grep -qi "<html" "$work/profile.html"
-start_s=$(date +%s)
 "$tool" profile -d 60 -o "$work/int.collapsed" "$plain" >"$work/int.log" 2>&1 &
 tool_pid=$!
-sleep 2
+wait_said "$work/int.log" "profiling pid $plain" && wait_samples "$plain" 1
+start_s=$(date +%s)
 kill -INT "$tool_pid"
 wait "$tool_pid"
 rc=$?
 check "Ctrl-C: profile ends early (status $rc, $(($(date +%s) - start_s)) s)" test "$rc" -eq 0 -a $(($(date +%s) - start_s)) -lt 30
 check "Ctrl-C: the profile is still written" hot_in "$work/int.collapsed"
-target=(jvmkit.test.cli.ProfileTarget 3)  # a JVM that exits during the wait
+target=(jvmkit.test.cli.ProfileTarget 180 "stop=$work/short.stop")  # a JVM that exits during the wait
 start_jvm "$work/short.out" "$java" || exit 1
 target=(jvmkit.test.cli.ProfileTarget 180)
-run jvm_exits 0 profile -d 60 -o "$work/short.collapsed" "$pid"
+# It exits (its stop file) once it is profiled and its profile has samples.
+("$tool" profile -d 60 -o "$work/short.collapsed" "$pid" >"$work/jvm_exits.log" 2>&1; echo $? >"$work/jvm_exits.rc") &
+tool_pid=$!
+wait_said "$work/jvm_exits.log" "profiling pid $pid" && wait_samples "$pid" 1
+touch "$work/short.stop"
+wait "$tool_pid"
+check "the JVM exits while profiled: jvmkit profile exits with 0" test "$(cat "$work/jvm_exits.rc")" -eq 0
 check "the JVM exits while profiled: the tool says so" said jvm_exits "exited while it was being profiled"
 check "the JVM exits while profiled: its agent wrote the profile at exit" hot_in "$work/short.collapsed"
 
@@ -86,7 +108,7 @@ run status_running 0 status "$plain"
 check "status: running" bash -c "grep -q 'running' '$work/status_running.log' && ! grep -q 'not running' '$work/status_running.log'"
 run start_twice 1 start "$plain"
 check "start twice: already running" said start_twice "already running"
-sleep 3
+wait_samples "$plain" 300  # a profile larger than the next one's
 run dump 0 dump -o "$work/dump.collapsed" "$plain"
 check "dump: the profile so far" hot_in "$work/dump.collapsed"
 run stop1 0 stop -o "$work/stop1.collapsed" "$plain"
@@ -98,9 +120,9 @@ check "stop twice: no file" test ! -e "$work/stop_twice.collapsed"
 run dump_idle 1 dump -o "$work/dump_idle.collapsed" "$plain"
 check "dump while not running: not running" said dump_idle "not running"
 run start2 0 start "$plain"
-sleep 1
+wait_samples "$plain" 1
 run stop2 0 stop -o "$work/stop2.collapsed" "$plain"
-check "start again: a new profile ($(samples "$work/stop2.collapsed") samples in ~1 s after $(samples "$work/stop1.collapsed") in ~3 s)" \
+check "start again: a new profile ($(samples "$work/stop2.collapsed") samples after $(samples "$work/stop1.collapsed") samples)" \
   test "$(samples "$work/stop2.collapsed")" -gt 0 -a "$(samples "$work/stop2.collapsed")" -lt "$(samples "$work/stop1.collapsed")"
 
 echo "== continuous mode"
@@ -115,7 +137,7 @@ run loop_background 0 profile --loop 1s -o "$work/bg-%t.collapsed" "$plain"
 check "--loop without -d returns at once" test $(($(date +%s) - start_s)) -lt 10
 run loop_status 0 status "$plain"
 check "status: running in continuous mode" bash -c "! grep -q 'not running' '$work/loop_status.log'"
-sleep 3
+for _ in $(seq 1200); do ls "$work" | grep -q '^bg-[0-9]' && break; sleep 0.1; done  # a window written
 run loop_stop 0 stop -o "$work/bg-last.collapsed" "$plain"
 check "jvmkit stop ends continuous mode" bash -c "'$tool' status $plain | grep -q 'not running'"
 check "continuous mode wrote window files" bash -c "ls '$work' | grep -q '^bg-[0-9]'"
@@ -128,7 +150,7 @@ check "-agentpath: status says running" bash -c "grep -q 'running' '$work/onload
 run onload_stop 0 stop -o "$work/onload-stop.collapsed" "$pid"
 check "-agentpath: stop writes its profile" hot_in "$work/onload-stop.collapsed"
 run onload_start 0 start "$pid"
-sleep 1
+wait_samples "$pid" 1
 run onload_stop2 0 stop -o "$work/onload-stop2.collapsed" "$pid"
 check "-agentpath: start again, stop" hot_in "$work/onload-stop2.collapsed"
 mkdir -p "$work/copy" && cp "$agent" "$work/copy/libjvmkit_prof.so"
@@ -157,7 +179,11 @@ check "no thread dump provoked" bash -c "! grep -q 'Full thread dump' '$work/dis
 
 if can_start_other_user; then
   echo "== not permitted: the tool as uid 65534, the JVM root's"
-  setpriv --reuid=65534 --regid=65534 --clear-groups "$tool" status "$plain" >"$work/not_permitted.log" 2>&1
+  # A copy of the tool and of the agent it looks for next to itself, in $work: uid 65534 may not
+  # be able to enter the build tree.
+  copy_for_other_user "$5" >/dev/null
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$(copy_for_other_user "$tool")" status "$plain" \
+    >"$work/not_permitted.log" 2>&1
   rc=$?
   check "not permitted: exit 1 (status $rc)" test "$rc" -eq 1
   check "not permitted: says so" said not_permitted "not permitted"
@@ -165,7 +191,7 @@ fi
 
 if can_start_other_user; then
   echo "== a JVM of another user (uid 65534), attached as root"
-  start_jvm "$work/user.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$java" || exit 1
+  start_jvm_as_other_user "$work/user.out" || exit 1  # it runs a copy of the classes
   run other_user 0 profile -d 2 -o "$work/user.collapsed" "$pid"
   check "another user's JVM: the profile names $hot" hot_in "$work/user.collapsed"
   check "another user's JVM: the file is ours" test "$(stat -c %u "$work/user.collapsed" 2>/dev/null)" = "$(id -u)"

@@ -57,7 +57,7 @@ refused launch_event_file "jvmkit: -o $work/l.collapsed: $work/l.cpu.collapsed i
 echo "== a folder removed while the JVM runs: the fallback in java.io.tmpdir"
 mkdir -p "$work/gone" "$work/jtmp"
 "$java" "-agentpath:$agent=interval=1ms,file=$work/gone/p.collapsed" "-Djava.io.tmpdir=$work/jtmp" \
-  -cp "$classes" $main 2 "$work/gone" >"$work/fallback.log" 2>&1
+  -cp "$classes" $main 2 "remove=$work/gone" >"$work/fallback.log" 2>&1
 rc=$?
 check "fallback: the JVM ran and exited normally (exit $rc)" test "$rc" -eq 0
 check "fallback: the report says the file could not be written" said fallback "ERROR: cannot write $work/gone/p.collapsed"
@@ -67,7 +67,7 @@ check "fallback: the file holds the profile" hot_in "$fallback"
 [ -n "$fallback" ] || sed 's/^/    /' "$work/fallback.log"
 mkdir -p "$work/gone2" "$work/jtmp2"
 "$tool" profile -o "$work/gone2/p.html" -- "$java" "-Djava.io.tmpdir=$work/jtmp2" -cp "$classes" $main 2 \
-  "$work/gone2" >"$work/launch_fallback.log" 2>&1
+  "remove=$work/gone2" >"$work/launch_fallback.log" 2>&1
 check "launch mode: the fallback is named" \
   bash -c "grep -qE 'to $work/jtmp2/jvmkit-[0-9]+-[0-9]{8}-[0-9]{6}\.html instead' '$work/launch_fallback.log'"
 check "launch mode: the fallback page is there" bash -c "grep -qi '<html' '$work'/jtmp2/jvmkit-*.html"

@@ -4,7 +4,8 @@
 #     comes back (0 and 7), a library that does not exist is refused with the JVM's message;
 #   - misuse: no such process, a process that is not a JVM (left running: no SIGQUIT sent),
 #     a JVM with -XX:+DisableAttachMechanism (no thread dump provoked in its output);
-#   - a JVM of another user (root attaching to uid 65534): the agent's file belongs to that user;
+#   - a JVM of another user (root attaching to uid 65534): the agent's file belongs to that user
+#     (the JVM runs copies of the classes and the agent: the build tree may be root's alone);
 #   - a JVM in its own mount and PID namespaces with its own /tmp, reached through /proc/<pid>/root.
 set -u
 tool=$1 agent=$2 java=$3 classes=$4
@@ -43,8 +44,9 @@ check "no thread dump provoked" bash -c "! grep -q 'Full thread dump' '$work/dis
 
 if can_start_other_user; then
   echo "== a JVM of another user (uid 65534), attached as root"
-  start_jvm "$work/user.out" setpriv --reuid=65534 --regid=65534 --clear-groups "$java" || exit 1
-  "$tool" "$pid" load "$agent" "file=$work/user-loaded" >"$work/userload" 2>&1
+  # That user's JVM runs a copy of the classes and loads a copy of the agent, in $work.
+  start_jvm_as_other_user "$work/user.out" || exit 1
+  "$tool" "$pid" load "$(copy_for_other_user "$agent")" "file=$work/user-loaded" >"$work/userload" 2>&1
   check "agent loaded into another user's JVM" grep -q "agent result: 0" "$work/userload"
   check "its file belongs to that user" test "$(stat -c %u "$work/user-loaded" 2>/dev/null)" = 65534
   cat "$work/userload"

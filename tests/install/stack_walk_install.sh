@@ -37,7 +37,8 @@ step "build the example without jvmkit (extension functions; the header for the 
 if ldd "$tmp/libjep_ext.so" | grep -q jvmkit; then fail "the extension-function build links jvmkit"; fi
 
 version=$("$java" -version 2>&1 | head -1)
-workload=(-cp "$classes" jvmkit.test.walk.Workers 1.5 2)
+# 1.5 s of CPU time: the example samples CPU time, a signal per ms of it, busy host or not.
+workload=(-cp "$classes" jvmkit.test.walk.Workers 1.5 2 cpu)
 
 # Checks the example's summary in $tmp/out: Enable and Disable succeeded, every accepted request
 # ended in a trace or a failure, at least MIN_TRACES traces, the hot method among the top ones.
@@ -62,8 +63,8 @@ profile() {
   shift
   step "$label on $version"
   "$java" -Xcheck:jni "$@" "${workload[@]}" >"$tmp/out" 2>"$tmp/err" || { cat "$tmp/out" "$tmp/err"; fail "$label: java failed"; }
-  # A signal per ms of process CPU time: 380-420 measured on an idle machine, 160 while both CPUs
-  # ran other tests as well; 100 traces still show that sampling works.
+  # A signal per ms of process CPU time, 1.5 s of it: 380-420 traces measured on an idle machine
+  # when the run was 1.5 s of wall time; 100 traces still show that sampling works.
   check_summary "$label" 100
   if grep -q "WARNING\|FATAL" "$tmp/err"; then cat "$tmp/err"; fail "$label: -Xcheck:jni or the JVM complained"; fi
 }
@@ -96,19 +97,30 @@ cat "$tmp/events_without"
 
 # Starts the workload with the given JVM flags, attaches libjvmkit_walk.so and then the example
 # (not linked with jvmkit) with jcmd JVMTI.agent_load, waits for the JVM; the example's output in $tmp/out.
+# The workload runs until the attach is done (its start file), then for 2 s of its CPU time: the
+# example samples CPU time (a signal per ms of it), so a busy host gives it as many signals.
 jcmd=$(dirname "$java")/jcmd
 attach_flags=()
 if "$java" -XX:+EnableDynamicAgentLoading -version >/dev/null 2>&1; then attach_flags=(-XX:+EnableDynamicAgentLoading); fi
 attach_run() {
-  "$java" "${attach_flags[@]}" "$@" -cp "$classes" jvmkit.test.walk.Workers 4 2 >"$tmp/out" 2>"$tmp/err" &
+  rm -f "$tmp/attached"
+  "$java" "${attach_flags[@]}" "$@" -cp "$classes" jvmkit.test.walk.Workers 2 2 "cpu-after=$tmp/attached" >"$tmp/out" 2>"$tmp/err" &
   local pid=$!
-  # Attach once C2 has compiled the hot method (code compiled before Enable is what this tests).
-  for _ in $(seq 100); do
-    "$jcmd" "$pid" Compiler.codelist 2>/dev/null | grep -q " 4 0 jvmkit.test.walk.Work.compute" && break
+  # Attach once C2 has compiled the hot method (code compiled before Enable is what this tests):
+  # the JVM works until then, however long C2 takes (at most 60 s here).
+  local compiled=no
+  for _ in $(seq 600); do
+    if "$jcmd" "$pid" Compiler.codelist 2>/dev/null | grep -q " 4 0 jvmkit.test.walk.Work.compute"; then
+      compiled=yes
+      break
+    fi
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.1
   done
+  [ "$compiled" = yes ] || { kill "$pid" 2>/dev/null; cat "$tmp/err"; fail "C2 did not compile Work.compute within 60 s"; }
   "$jcmd" "$pid" JVMTI.agent_load "$walk" >"$tmp/jcmd" 2>&1 || { cat "$tmp/jcmd"; kill "$pid"; fail "attach libjvmkit_walk.so"; }
   "$jcmd" "$pid" JVMTI.agent_load "$tmp/libjep_ext.so" >>"$tmp/jcmd" 2>&1 || { cat "$tmp/jcmd"; kill "$pid"; fail "attach the example"; }
+  touch "$tmp/attached"
   wait "$pid" || { cat "$tmp/out" "$tmp/err" "$tmp/jcmd"; fail "the attached JVM failed"; }
   grep -q "EnableRequestStackTrace in attach: JVMTI error 0$" "$tmp/out" || { cat "$tmp/out" "$tmp/jcmd"; fail "attach: no Enable"; }
 }
@@ -116,7 +128,7 @@ summary_field() { sed -nE "s/.*jep_profiler: signals.* $1 ([0-9]+).*/\1/p" "$tmp
 
 step "dynamic attach on $version, -XX:+DebugNonSafepoints: traces exact and unbiased"
 attach_run -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
-check_summary "dynamic attach" 100  # the JVM runs 4 s; attaching takes part of it on a loaded machine
+check_summary "dynamic attach" 100  # about 2,000 signals after the attach
 [ "$(summary_field unbiased)" -eq "$(summary_field traces)" ] || fail "attach with DebugNonSafepoints: biased traces"
 
 # Code compiled before Enable has debug records at safepoints and calls only: AsyncGetCallTrace
@@ -128,9 +140,17 @@ cat "$tmp/out"
 [ "$(summary_field unbiased)" -lt "$(summary_field traces)" ] || fail "attach: code compiled before Enable gave unbiased traces"
 
 step "libjvmkit_walk.so as an agent, no tool calling it, on $version: no thread of its own"
-"$java" "-agentpath:$walk" -cp "$classes" jvmkit.test.walk.Workers 1.5 1 >"$tmp/out" 2>"$tmp/err" &
+# The JVM works until the thread dump is taken (its start file), however long the JVM takes to
+# start; the dump is taken once main runs Java code.
+rm -f "$tmp/dumped"
+"$java" "-agentpath:$walk" -cp "$classes" jvmkit.test.walk.Workers 0.2 1 "cpu-after=$tmp/dumped" >"$tmp/out" 2>"$tmp/err" &
 pid=$!
-for _ in $(seq 100); do "$jcmd" "$pid" Thread.print >"$tmp/threads" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 600); do
+  "$jcmd" "$pid" Thread.print >"$tmp/threads" 2>/dev/null && grep -q 'jvmkit.test.walk.Work' "$tmp/threads" && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.1
+done
+touch "$tmp/dumped"
 wait "$pid" || { cat "$tmp/err"; fail "the JVM with libjvmkit_walk.so as an agent failed"; }
 grep -q '"main"' "$tmp/threads" || fail "no thread dump"
 if grep -qi '"jvmkit' "$tmp/threads"; then fail "libjvmkit_walk.so started a thread without Enable"; fi

@@ -7,6 +7,8 @@
 # It gives a work folder $work (under /var/tmp, writable by everyone: the namespace case mounts a
 # /tmp of its own over /tmp, and another user's JVM writes there), removed at exit with every JVM
 # started here killed; check NAME COMMAND... counts $failures; and the JVM starters below.
+# What a process of another user (uid 65534) runs or reads must be in $work: the build tree may be
+# where only root may enter (a clone under /root, or in a folder made by mktemp -d).
 
 work=$(mktemp -d /var/tmp/jvmkit-attach.XXXXXX)
 chmod 777 "$work"
@@ -27,8 +29,41 @@ start_jvm() {
   "$@" -cp "$classes" "${target[@]}" >"$out" 2>&1 &
   pid=$!
   pids+=("$pid")
-  for _ in $(seq 1 100); do grep -q ready "$out" 2>/dev/null && return 0; sleep 0.1; done
+  wait_ready "$out" "$pid"
+}
+
+# wait_ready OUT PID: waits until OUT has the "ready" line, while PID lives (at most 120 s: a JVM
+# starts in well under a second on an idle host, in several on a busy one).
+wait_ready() {
+  local out=$1 waited=$2
+  for _ in $(seq 1 1200); do
+    grep -q ready "$out" 2>/dev/null && return 0
+    kill -0 "$waited" 2>/dev/null || break
+    sleep 0.1
+  done
   echo "JVM did not start: $(head -5 "$out")"; return 1
+}
+
+# start_jvm_as_other_user OUT [JVM OPTIONS...]: start_jvm as uid 65534, running a copy of the
+# classes in $work (the JVM's user must be able to read them).
+start_jvm_as_other_user() {
+  local out=$1; shift
+  [ -d "$work/user-classes" ] || cp -r "$classes" "$work/user-classes"
+  chmod -R a+rX "$work/user-classes"
+  local own_classes=$classes
+  classes=$work/user-classes
+  start_jvm "$out" setpriv --reuid=65534 --regid=65534 --clear-groups "$java" "$@"
+  local rc=$?
+  classes=$own_classes
+  return $rc
+}
+
+# copy_for_other_user FILE: prints the path of a copy of FILE in $work that uid 65534 may read and
+# run (for a library another user's JVM loads, or a program run as that user).
+copy_for_other_user() {
+  local copy
+  copy=$work/user-files/$(basename "$1")
+  mkdir -p "$work/user-files" && cp "$1" "$copy" && chmod -R a+rX "$work/user-files" && echo "$copy"
 }
 
 # Whether this test may start JVMs as another user (uid 65534) and in namespaces of their own.
@@ -46,7 +81,7 @@ start_jvm_in_namespaces() {
     "mount -t tmpfs tmpfs /tmp && exec '$java' -cp '$work/classes' ${target[*]}" >"$out" 2>&1 &
   local unshare_pid=$!
   pids+=("$unshare_pid")
-  for _ in $(seq 1 100); do grep -q ready "$out" 2>/dev/null && break; sleep 0.1; done
+  wait_ready "$out" "$unshare_pid" || return 1
   # The java process is unshare's child (pid 1 of the new PID namespace). Looked up by parent, not
   # by command line: the same test may run on another JDK at the same time.
   pid=$(pgrep -P "$unshare_pid" | head -1)

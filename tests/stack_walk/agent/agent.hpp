@@ -39,6 +39,9 @@ struct Tracked {
   std::atomic<int64_t> delivered{0};
   std::atomic<int64_t> failed{0};
   std::atomic<int64_t> failed_by_reason[JVMKIT_FAILURE_REASON_COUNT] = {};  // JvmkitCurrentFailureReason
+  // Of those, the samples that repeated the thread's previous moment (ud_repeat).
+  std::atomic<int64_t> repeats_delivered{0};
+  std::atomic<int64_t> repeats_failed_by_reason[JVMKIT_FAILURE_REASON_COUNT] = {};
   std::atomic<bool> reached_required{false};  // a trace with the require_method frame was delivered
   std::atomic<int64_t> missing_required{0};   // later delivered traces without that frame
   std::atomic<bool> reached_bottom{false};    // an unbiased trace ended in a require_bottom frame
@@ -52,14 +55,21 @@ void track_current_thread(JNIEnv* jni, jthread thread);
 void untrack_current_thread();
 Tracked* find_tracked_by_name_prefix(const char* prefix, int nth);
 
-// --- user_data: which tracked thread, which stream, which sequence number ---
+// --- user_data: which tracked thread, which stream, which sequence number, and whether the
+// sample repeats the thread's previous moment (see mark_repeat) ---
 inline void* make_user_data(int index, int stream, int64_t seq) {
   return reinterpret_cast<void*>((static_cast<uint64_t>(index) << 48) | (static_cast<uint64_t>(stream) << 47) |
                                  static_cast<uint64_t>(seq));
 }
 inline int ud_index(void* ud) { return static_cast<int>(reinterpret_cast<uint64_t>(ud) >> 48); }
 inline int ud_stream(void* ud) { return static_cast<int>((reinterpret_cast<uint64_t>(ud) >> 47) & 1); }
-inline int64_t ud_seq(void* ud) { return static_cast<int64_t>(reinterpret_cast<uint64_t>(ud) & ((1ull << 47) - 1)); }
+inline int64_t ud_seq(void* ud) { return static_cast<int64_t>(reinterpret_cast<uint64_t>(ud) & ((1ull << 46) - 1)); }
+// A signal sample taken at the same PC and stack pointer as the thread's previous one, with the
+// thread not run in between (its CPU time grew by less than a handler's cost): a thread that waited
+// for a CPU while the sampler (real-time priority) kept signalling it handles the queued signals
+// back to back at one moment. Counted apart where failures are judged per moment (sampler.cpp).
+inline void* mark_repeat(void* ud) { return reinterpret_cast<void*>(reinterpret_cast<uint64_t>(ud) | (1ull << 46)); }
+inline bool ud_repeat(void* ud) { return (reinterpret_cast<uint64_t>(ud) >> 46) & 1; }
 
 // --- the sampler (a native thread sending SIGRTMIN+3 to tracked threads) ---
 void install_signal_handler();
@@ -74,6 +84,9 @@ struct SamplerTotals {
 };
 SamplerTotals sampler_totals();
 int64_t sampler_send_failures();
+// Samples marked as repeating their thread's previous moment (mark_repeat), and a histogram of the
+// CPU time a thread ran between two samples at the same PC and stack pointer (printed).
+void print_repeats();
 // Starts COUNT native threads, one after another, each of which signals itself before touching
 // libjvm; checks that the handler's RequestStackTrace refused every one as unattached. Under the
 // LD_PRELOAD trap this also proves that the refusal allocated nothing: a thread's first read of
@@ -119,9 +132,18 @@ bool check_recovery();
 // min_truncated, max_truncated (see tests/stack_walk/CMakeLists.txt).
 void set_depth_check(const std::string& depth_method, const std::string& root_method, long max_frames);
 bool check_depths();
+// Traces of the depth check so far in STREAM (0 unbiased, 1 biased): complete ones of exactly FRAMES
+// frames or, for FRAMES beyond the limit, those truncated at the limit (what a stack of FRAMES gives).
+int64_t depth_traces(long frames, int stream);
 void parse_options(const char* text);
 // Runs the bad-input table (mode=bad_input); returns false on a failed row.
 bool run_bad_input_table(JNIEnv* jni);
+
+// Samples of a tracked thread that did not repeat its previous moment (ud_repeat): delivered and
+// failed ones. fewest_moments: the least of them over the tracked threads named PREFIX*, 0 if none.
+int64_t moments_of(const Tracked& t);
+int64_t repeats_of(const Tracked& t);
+int64_t fewest_moments(const char* prefix);
 
 // Checks that every tracked thread whose name starts with prefix got at least min_delivered traces
 // (and, with the option require_method, that its traces contain that method); prints each thread.

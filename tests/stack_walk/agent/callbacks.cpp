@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -57,6 +58,8 @@ std::string g_depth_method, g_root_method;
 long g_depth_limit = 0;  // 0: no depth check
 std::unordered_map<jmethodID, int> g_method_marks;
 bool g_open_has_depth = false, g_open_has_root = false, g_open_last_is_root = false;
+// g_complete_at is written by the delivery thread and read by depth_traces (a Java thread).
+std::mutex g_complete_mutex;
 std::map<int64_t, int64_t> g_complete_at[2];
 std::atomic<int64_t> g_truncated_at_limit[2] = {}, g_depth_violations{0};
 
@@ -107,6 +110,7 @@ void check_depth_of_open_trace(void* ud) {
   } else if (!g_open_last_is_root) {
     depth_violation("not truncated, but it does not end in the thread's root method", ud);
   } else {
+    std::lock_guard<std::mutex> lock(g_complete_mutex);
     g_complete_at[stream][g_frames_in_open]++;
   }
 }
@@ -217,6 +221,7 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
   check_order(ud);
   check_identity(thread, ud);
   g_tracked[ud_index(ud)].delivered++;
+  if (ud_repeat(ud)) g_tracked[ud_index(ud)].repeats_delivered++;
 }
 
 void check_truncation_flag(const char* where, void* ud) {
@@ -323,18 +328,20 @@ void JNICALL on_end(jthread, void* ud) {
   check_truncation_flag("endStackTrace", ud);
   if (g_depth_limit > 0 && g_open_has_depth) check_depth_of_open_trace(ud);
   // Traces from before a thread first reached the required method (its start, class loading on
-  // the way) are not counted: the thread was not there yet.
+  // the way) are not counted: the thread was not there yet. Shares are counted per moment: a
+  // sample that repeated its thread's previous moment (ud_repeat) is not counted again.
   Tracked& tracked = g_tracked[ud_index(ud)];
   check_bottom_of_trace(tracked, g_open_methods, g_open_biased);
+  const bool repeat = ud_repeat(ud);
   if (g_has_required) tracked.reached_required.store(true);
-  if (!g_require_method.empty() && !g_has_required && !g_open_biased && tracked.reached_required.load()) {
+  if (!g_require_method.empty() && !g_has_required && !g_open_biased && !repeat && tracked.reached_required.load()) {
     tracked.missing_required++;
     if (g_missing_printed++ < 8) {
       std::fprintf(stderr, "  trace of %s without %s:\n%s", g_tracked[ud_index(ud)].name, g_require_method.c_str(),
                    g_open_text.c_str());
     }
   }
-  if (!g_tops.empty() && !g_open_biased) {
+  if (!g_tops.empty() && !g_open_biased && !repeat) {
     int e = expectation_of(ud_index(ud));
     if (e >= 0) {
       TopExpectation& t = g_tops[static_cast<size_t>(e)];
@@ -366,6 +373,7 @@ void JNICALL on_failure(jthread, void* ud) {
   }
   g_failures_by_reason[reason]++;
   t.failed_by_reason[reason]++;
+  if (ud_repeat(ud)) t.repeats_failed_by_reason[reason]++;
 }
 
 }  // namespace
@@ -437,7 +445,7 @@ bool check_expected_tops(long min_permille, long min_samples) {
     const double share = t.total ? 1000.0 * static_cast<double>(t.right) / static_cast<double>(t.total) : 0;
     std::string names;
     for (const std::string& n : t.names) names += (names.empty() ? "" : " or ") + n;
-    std::fprintf(stderr, "  top frame of worker-%-10s %6.1f%% of %lld in %s\n", t.workload.c_str(), share / 10,
+    std::fprintf(stderr, "  top frame of worker-%-10s %6.1f%% of %lld moments in %s\n", t.workload.c_str(), share / 10,
                  (long long)t.total, names.c_str());
     std::vector<std::pair<int64_t, std::string>> others;
     for (const auto& [chain, count] : t.elsewhere) others.emplace_back(count, chain);
@@ -576,20 +584,35 @@ bool check_recovery() {
   // max_failed_permille limits the walks that failed. Failures while a GC moved objects or the
   // thread ran the deoptimization handler come from the moment, not the walk (async-profiler shows
   // them as such); they are limited apart, to 5%: a run with more did not measure the walk.
-  const int64_t moment_failed =
-      c.failed_by_reason[JVMKIT_FAILURE_GC_ACTIVE] + c.failed_by_reason[JVMKIT_FAILURE_DEOPTIMIZING];
-  const int64_t walk_failed = c.failed - moment_failed;
+  // Both are judged per moment: a signal sample that repeated its thread's previous moment (the
+  // thread waited for a CPU with several signals queued, handled back to back at one PC: ud_repeat)
+  // is counted once, delivered or failed.
+  int64_t repeats = 0, repeated_moment_failed = 0, repeated_failed = 0;
+  for (int i = 0; i < std::min(g_tracked_count.load(), kMaxTracked); i++) {
+    const Tracked& t = g_tracked[i];
+    repeats += repeats_of(t);
+    for (int reason = 0; reason < JVMKIT_FAILURE_REASON_COUNT; reason++)
+      repeated_failed += t.repeats_failed_by_reason[reason];
+    repeated_moment_failed +=
+        t.repeats_failed_by_reason[JVMKIT_FAILURE_GC_ACTIVE] + t.repeats_failed_by_reason[JVMKIT_FAILURE_DEOPTIMIZING];
+  }
+  const int64_t moment_failed = c.failed_by_reason[JVMKIT_FAILURE_GC_ACTIVE] +
+                                c.failed_by_reason[JVMKIT_FAILURE_DEOPTIMIZING] - repeated_moment_failed;
+  const int64_t walk_failed = c.failed - repeated_failed - moment_failed;
+  const int64_t moments = c.accepted - repeats;
   const long max_permille = option_long("max_failed_permille", -1);
   if (max_permille >= 0) {
-    std::fprintf(stderr, "RECOVERY: walks failed %lld (%.3f%%, allowed %.1f%%), gc_active or deoptimizing %lld\n",
-                 (long long)walk_failed, c.accepted ? 100.0 * walk_failed / c.accepted : 0.0, max_permille / 10.0,
-                 (long long)moment_failed);
-    if (walk_failed * 1000 > c.accepted * max_permille)
-      violation("%lld of %lld accepted walks failed (allowed %.1f%%)", (long long)walk_failed, (long long)c.accepted,
+    std::fprintf(stderr,
+                 "RECOVERY: of %lld moments (accepted requests but %lld repeated samples), walks failed %lld (%.3f%%, "
+                 "allowed %.1f%%), gc_active or deoptimizing %lld\n",
+                 (long long)moments, (long long)repeats, (long long)walk_failed,
+                 moments ? 100.0 * walk_failed / moments : 0.0, max_permille / 10.0, (long long)moment_failed);
+    if (walk_failed * 1000 > moments * max_permille)
+      violation("%lld of %lld walks failed (allowed %.1f%%)", (long long)walk_failed, (long long)moments,
                 max_permille / 10.0);
-    if (moment_failed * 20 > c.accepted)
+    if (moment_failed * 20 > moments)
       violation("%lld of %lld requests failed as gc_active or deoptimizing (allowed 5%%)", (long long)moment_failed,
-                (long long)c.accepted);
+                (long long)moments);
   }
   long min_recovered = option_long("min_recovered", -1);
   if (min_recovered >= 0 && recovered < min_recovered) {
@@ -604,12 +627,20 @@ void set_depth_check(const std::string& depth_method, const std::string& root_me
   g_depth_limit = max_frames;
 }
 
+int64_t depth_traces(long frames, int stream) {
+  if (frames > g_depth_limit) return g_truncated_at_limit[stream].load();
+  std::lock_guard<std::mutex> lock(g_complete_mutex);
+  auto it = g_complete_at[stream].find(frames);
+  return it == g_complete_at[stream].end() ? 0 : it->second;
+}
+
 // Options: expect_complete=D/D/... (complete traces of exactly D frames, at least min_depth_traces
 // unbiased and min_biased_depth_traces biased ones of each), min_complete (unbiased, of any
 // length), min_truncated (unbiased; biased:
 // min_biased_truncated), max_truncated (both streams).
 bool check_depths() {
   int before = violations();
+  std::lock_guard<std::mutex> lock(g_complete_mutex);
   std::fprintf(stderr, "DEPTH (limit %ld): truncated at the limit: unbiased %lld, biased %lld\n", g_depth_limit,
                (long long)g_truncated_at_limit[0].load(), (long long)g_truncated_at_limit[1].load());
   for (int stream = 0; stream < 2; stream++) {

@@ -83,6 +83,28 @@ JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_agentThreadStarts(JNIEnv*, j
 
 JNIEXPORT jint JNICALL Java_jvmkit_test_walk_Agent_violations(JNIEnv*, jclass) { return violations(); }
 
+// mode=depth: traces of a stack of FRAMES frames delivered so far (see depth_traces).
+JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_depthTraces(JNIEnv*, jclass, jint frames, jboolean biased) {
+  return depth_traces(frames, biased ? 1 : 0);
+}
+
+// The least number of moments (samples that did not repeat their thread's previous one) over the
+// tracked threads named check_prefix* (default worker-): what programs that run until each thread
+// was sampled enough ask.
+JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_fewestMoments(JNIEnv*, jclass) {
+  return fewest_moments(option("check_prefix", "worker-").c_str());
+}
+
+// An agent option as a number (FALLBACK when it is not given), for programs that run until the
+// agent has seen what its options ask for.
+JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_optionLong(JNIEnv* jni, jclass, jstring key_string,
+                                                               jlong fallback) {
+  const char* key = jni->GetStringUTFChars(key_string, nullptr);
+  const long value = option_long(key, fallback);
+  jni->ReleaseStringUTFChars(key_string, key);
+  return value;
+}
+
 // Checks that every tracked thread whose name starts with prefix got at least min traces, each for
 // the right thread (identity is checked in every beginStackTrace).
 JNIEXPORT jboolean JNICALL Java_jvmkit_test_walk_Agent_checkThreads(JNIEnv* jni, jclass, jstring prefix_string,

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -33,10 +34,53 @@ int sample_signal() { return SIGRTMIN + 3; }
 void* const kNewbornMarker = reinterpret_cast<void*>(uintptr_t{0x6e6577626f726e});
 std::atomic<int64_t> g_newborn_handled{0}, g_newborn_unattached{0};
 
+// The previous signal sample of each tracked thread (written by that thread's own handler only:
+// the signal is blocked while its handler runs).
+struct Moment {
+  uintptr_t pc = 0, sp = 0;
+  int64_t cpu_ns = -1;
+};
+Moment g_last_moment[kMaxTracked];
+// A thread that ran less CPU time than this between two samples at the same PC and stack pointer
+// did not run in between: the first handler's capture is all it ran (its cost: see the histogram).
+constexpr int64_t kRepeatCpuNs = 200'000;
+// CPU time between two samples at one PC and stack pointer: < 10, 30, 100, 200, 1000 us, more.
+constexpr int64_t kRepeatBucketsUs[] = {10, 30, 100, 200, 1000};
+std::atomic<int64_t> g_same_pc_cpu[6] = {}, g_repeats{0};
+
+int64_t thread_cpu_ns() {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1'000'000'000LL + ts.tv_nsec;
+}
+
+// ud, marked when this sample repeats the thread's previous moment.
+void* with_repeat_mark(void* ud, void* ucontext) {
+  const int index = ud_index(ud);
+  if (ud_stream(ud) != 0 || index < 0 || index >= kMaxTracked || ucontext == nullptr) return ud;
+  const auto* uc = static_cast<const ucontext_t*>(ucontext);
+  const Moment now{static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
+                   static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]), thread_cpu_ns()};
+  Moment& last = g_last_moment[index];
+  bool repeat = false;
+  if (last.cpu_ns >= 0 && now.pc == last.pc && now.sp == last.sp) {
+    const int64_t ran = now.cpu_ns - last.cpu_ns;
+    int bucket = 0;
+    while (bucket < 5 && ran >= kRepeatBucketsUs[bucket] * 1000) bucket++;
+    g_same_pc_cpu[bucket].fetch_add(1, std::memory_order_relaxed);
+    repeat = ran < kRepeatCpuNs;
+  }
+  last = now;
+  if (!repeat) return ud;
+  g_repeats.fetch_add(1, std::memory_order_relaxed);
+  return mark_repeat(ud);
+}
+
 void handler(int, siginfo_t* info, void* ucontext) {
   int saved = errno;
   g_handled.fetch_add(1, std::memory_order_relaxed);
   void* ud = info->si_value.sival_ptr;
+  if (ud != kNewbornMarker) ud = with_repeat_mark(ud, ucontext);
   jvmtiError err = RequestStackTrace(g_jvmti, nullptr, ucontext, checking_callbacks(), ud);
   if (ud == kNewbornMarker) {
     g_newborn_handled.fetch_add(1, std::memory_order_relaxed);
@@ -129,6 +173,17 @@ bool check_newborn_threads(long count) {
     return false;
   }
   return true;
+}
+
+void print_repeats() {
+  std::fprintf(stderr,
+               "REPEATS: %lld samples repeated their thread's previous moment (same PC and stack pointer, "
+               "< %lld us of CPU time between); CPU time between samples at one PC and stack pointer: "
+               "<10 us %lld, <30 us %lld, <100 us %lld, <200 us %lld, <1 ms %lld, more %lld\n",
+               (long long)g_repeats.load(), (long long)(kRepeatCpuNs / 1000), (long long)g_same_pc_cpu[0].load(),
+               (long long)g_same_pc_cpu[1].load(), (long long)g_same_pc_cpu[2].load(),
+               (long long)g_same_pc_cpu[3].load(), (long long)g_same_pc_cpu[4].load(),
+               (long long)g_same_pc_cpu[5].load());
 }
 
 SamplerTotals sampler_totals() {

@@ -13,7 +13,9 @@ import java.util.stream.Stream;
  * however short, names that method. Given a folder, it removes it (with what it holds) before it
  * exits: a profile to be written there at the JVM's exit cannot be.
  *
- * <p>Usage: ProfileTarget seconds [folder to remove at the end]
+ * <p>Usage: ProfileTarget seconds [stop=FILE] [remove=FOLDER]: with stop=FILE it also ends once
+ * that file exists (a test that wants the JVM to exit while profiled says when); with
+ * remove=FOLDER it removes that folder before it exits.
  */
 public final class ProfileTarget {
   static volatile long sink = 1;
@@ -21,12 +23,18 @@ public final class ProfileTarget {
   public static void main(String[] args) throws IOException {
     long seconds = args.length > 0 ? Long.parseLong(args[0]) : 60;
     long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+    java.io.File stopFile = null;
+    Path remove = null;
+    for (int i = 1; i < args.length; i++) {
+      if (args[i].startsWith("stop=")) stopFile = new java.io.File(args[i].substring(5));
+      if (args[i].startsWith("remove=")) remove = Paths.get(args[i].substring(7));
+    }
     System.out.println("ready");
     System.out.flush();
-    while (System.nanoTime() < deadline) {
+    while (System.nanoTime() < deadline && (stopFile == null || !stopFile.exists())) {
       sink = spin(sink);
     }
-    if (args.length > 1) removeFolder(Paths.get(args[1]));
+    if (remove != null) removeFolder(remove);
   }
 
   static void removeFolder(Path folder) throws IOException {

@@ -1,6 +1,7 @@
 package jvmkit.test.profiler;
 
 import java.io.InputStream;
+import java.lang.management.ManagementFactory;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.util.SplittableRandom;
@@ -13,7 +14,10 @@ import java.util.function.LongUnaryOperator;
  * and more of them). Every HIDDEN_CLASS_MS (default 200, 0: never) the leaf work moves to a new
  * hidden class (the bytes of {@link Leaf}, defined again with Lookup.defineHiddenClass, not held
  * strongly so it can be unloaded), so new methods keep appearing too.
- * Usage: DistinctStacks SECONDS [HIDDEN_CLASS_MS]
+ * Usage: DistinctStacks SECONDS[cpu] [HIDDEN_CLASS_MS]: with the suffix cpu, SECONDS of the
+ * process's CPU time (its JIT and GC threads' too: the JVM's warm-up is CPU work, so a busy host
+ * stretches it in wall time but not in CPU time), at most 5 x SECONDS (and at least 240 s) of wall
+ * time.
  */
 public final class DistinctStacks {
   static long sink;
@@ -21,7 +25,8 @@ public final class DistinctStacks {
   static LongUnaryOperator leaf = new Leaf();
 
   public static void main(String[] args) throws Throwable {
-    double seconds = Double.parseDouble(args[0]);
+    boolean cpu = args[0].endsWith("cpu");
+    double seconds = Double.parseDouble(cpu ? args[0].substring(0, args[0].length() - 3) : args[0]);
     long hiddenEveryNanos = (args.length > 1 ? Long.parseLong(args[1]) : 200) * 1_000_000L;
     byte[] leafBytes = null;
     if (hiddenEveryNanos > 0) {
@@ -30,11 +35,12 @@ public final class DistinctStacks {
       }
     }
     long start = System.nanoTime();
-    long end = start + (long) (seconds * 1e9);
+    long end = start + (long) ((cpu ? Math.max(240, 5 * seconds) : seconds) * 1e9);
+    long cpuEnd = cpu ? processCpuNanos() + (long) (seconds * 1e9) : Long.MAX_VALUE;
     long nextHidden = start + hiddenEveryNanos;
     long descents = 0;
     int hiddenClasses = 0;
-    while (System.nanoTime() < end) {
+    while (System.nanoTime() < end && (!cpu || processCpuNanos() < cpuEnd)) {
       for (int i = 0; i < 100; i++) sink += call(random.nextInt(16), 20 + random.nextInt(21), sink);
       descents += 100;
       if (leafBytes != null && System.nanoTime() >= nextHidden) {
@@ -45,6 +51,11 @@ public final class DistinctStacks {
     }
     System.out.println("descents " + descents + ", hidden classes " + hiddenClasses + ", leaf "
         + leaf.getClass().getName() + ", sink " + sink);
+  }
+
+  static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** A new hidden class from BYTES (Leaf's class file) and an instance of it. */

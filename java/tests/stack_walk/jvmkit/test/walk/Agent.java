@@ -16,6 +16,22 @@ public final class Agent {
 
   public static native int violations();
 
+  /**
+   * mode=depth: traces delivered so far of a stack of FRAMES frames (complete ones of exactly that
+   * many frames; beyond the depth limit, those truncated at the limit), unbiased or biased.
+   */
+  public static native long depthTraces(int frames, boolean biased);
+
+  /**
+   * The least number of moments sampled over the agent's checked threads (check_prefix, default
+   * worker-): their samples, but those that repeated the thread's previous moment (several signals
+   * handled back to back while the thread waited for a CPU).
+   */
+  public static native long fewestMoments();
+
+  /** An option of the agent as a number, FALLBACK when it was not given. */
+  public static native long optionLong(String key, long fallback);
+
   public static native boolean checkThreads(String prefix, int min);
 
   public static native boolean cycles(int cycles, int windowMillis);

@@ -15,7 +15,8 @@ import java.util.Arrays;
  * worker contains that frame. The arrays are large so that the loop's own code is a negligible
  * share of the time.
  *
- * <p>Usage: StubCallersMain seconds [workload...] (default: all of them)
+ * <p>Usage: StubCallersMain seconds|sampled:max_seconds [workload...] (default: all of them; the
+ * run's length: see RunLength)
  */
 public final class StubCallersMain {
   static volatile long sink;
@@ -206,31 +207,31 @@ public final class StubCallersMain {
     };
   }
 
-  static void run(int kind, long deadline) {
+  static void run(int kind, RunLength length) {
     long s = 0;
-    while (System.nanoTime() < deadline) {
+    while (length.running()) {
       s += once(kind, 50);
     }
     sink += s;
   }
 
   public static void main(String[] args) throws Exception {
-    double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
+    RunLength length = new RunLength(args.length > 0 ? args[0] : "5");
     String[] workloads = args.length > 1 ? Arrays.copyOfRange(args, 1, args.length) : ALL;
     // Initialise every workload class here, so that no worker's samples land in class loading.
     for (int k = 0; k < ALL.length; k++) {
       sink += once(k, 1);
     }
-    long deadline = System.nanoTime() + (long) (seconds * 1e9);
     Thread[] threads = new Thread[workloads.length];
     for (int i = 0; i < workloads.length; i++) {
       int kind = Arrays.asList(ALL).indexOf(workloads[i]);
       if (kind < 0) {
         throw new IllegalArgumentException("unknown workload " + workloads[i]);
       }
-      threads[i] = new Thread(() -> run(kind, deadline), "worker-" + workloads[i]);
+      threads[i] = new Thread(() -> run(kind, length), "worker-" + workloads[i]);
       threads[i].start();
     }
+    length.await();
     for (Thread t : threads) {
       t.join();
     }

@@ -7,7 +7,8 @@ package jvmkit.test.walk;
  * hotLoop(), which the test keeps out of line (-XX:CompileCommand=dontinline,*::hotLoop) so that
  * every correct trace of a worker contains a hotLoop frame.
  *
- * <p>Usage: StubsMain seconds [workload...] (default: all of log sin arraycopy hash iface vcall)
+ * <p>Usage: StubsMain seconds|sampled:max_seconds [workload...] (default: all of log sin arraycopy
+ * hash iface vcall; the run's length: see RunLength)
  */
 public final class StubsMain {
   static volatile long sink;
@@ -165,7 +166,7 @@ public final class StubsMain {
     }
   }
 
-  static void run(String workload, long deadline) {
+  static void run(String workload, RunLength length) {
     // The dispatch is resolved once: time spent here between hotLoop calls is tiny (< 0.5% of
     // samples, each hotLoop call runs for a few milliseconds).
     int kind = java.util.List.of("log", "sin", "arraycopy", "hash", "iface", "vcall").indexOf(workload);
@@ -173,7 +174,7 @@ public final class StubsMain {
       throw new IllegalArgumentException("unknown workload " + workload);
     }
     long s = 0;
-    while (System.nanoTime() < deadline) {
+    while (length.running()) {
       switch (kind) {
         case 0 -> s += (long) Log.hotLoop(200_000);
         case 1 -> s += (long) Sin.hotLoop(200_000);
@@ -187,7 +188,7 @@ public final class StubsMain {
   }
 
   public static void main(String[] args) throws Exception {
-    double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
+    RunLength length = new RunLength(args.length > 0 ? args[0] : "5");
     String[] workloads =
         args.length > 1
             ? java.util.Arrays.copyOfRange(args, 1, args.length)
@@ -196,13 +197,13 @@ public final class StubsMain {
     // loading (its traces would rightly lack hotLoop).
     sink += (long) Log.hotLoop(1) + (long) Sin.hotLoop(1) + ArrayCopy.hotLoop(1) + Hash.hotLoop(1) + Iface.hotLoop(1)
         + Virtual.hotLoop(1);
-    long deadline = System.nanoTime() + (long) (seconds * 1e9);
     Thread[] threads = new Thread[workloads.length];
     for (int i = 0; i < workloads.length; i++) {
       String w = workloads[i];
-      threads[i] = new Thread(() -> run(w, deadline), "worker-" + w);
+      threads[i] = new Thread(() -> run(w, length), "worker-" + w);
       threads[i].start();
     }
+    length.await();
     for (Thread t : threads) {
       t.join();
     }

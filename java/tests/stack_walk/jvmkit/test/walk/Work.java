@@ -20,6 +20,35 @@ public final class Work {
     return s;
   }
 
+  // Ends the open-ended runs (runUntilStopped, startUntilStopped).
+  private static volatile boolean stopped;
+
+  /** One round of compute(). */
+  public static void computeOnce() {
+    sink += compute(8 + (int) (sink & 7), 20_000);
+  }
+
+  /** Runs compute() until stop(). */
+  public static void runUntilStopped() {
+    while (!stopped) {
+      computeOnce();
+    }
+  }
+
+  /** Starts n threads named prefix + i, each running until stop(). */
+  public static Thread[] startUntilStopped(String prefix, int n) {
+    Thread[] threads = new Thread[n];
+    for (int i = 0; i < n; i++) {
+      threads[i] = new Thread(Work::runUntilStopped, prefix + i);
+      threads[i].start();
+    }
+    return threads;
+  }
+
+  public static void stop() {
+    stopped = true;
+  }
+
   /** Runs compute() until the deadline. */
   public static void runUntil(long deadlineNanos) {
     while (System.nanoTime() < deadlineNanos) {
