@@ -1,10 +1,13 @@
-// SIGNAL CONTEXT readers of libjvm's and libc's code segments (native_text.hpp). in_native_text and
-// is_sigreturn may call atomics and memcmp on code bytes; learn_native_text runs off the signal path.
+// SIGNAL CONTEXT readers of libjvm's and libc's code segments and of signal frames (native_text.hpp).
+// in_native_text, is_sigreturn and interrupted_context_below may call atomics, memcmp on code
+// bytes and loads within the bounds given; learn_native_text runs off the signal path.
 #include "stack_walk/signal/x64/native_text.hpp"
 
 #include <link.h>
+#include <ucontext.h>
 
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 
 #include "base/debug_check.hpp"
@@ -62,6 +65,15 @@ JVMKIT_SIGNAL_SAFE bool is_sigreturn(const CodeRange& text, uintptr_t ret) noexc
   static constexpr uint8_t kTrampoline[9] = {0x48, 0xC7, 0xC0, 0x0F, 0x00, 0x00, 0x00, 0x0F, 0x05};
   return ret + sizeof(kTrampoline) <= text.end &&
          std::memcmp(reinterpret_cast<const void*>(ret), kTrampoline, sizeof(kTrampoline)) == 0;
+}
+
+JVMKIT_SIGNAL_SAFE bool interrupted_context_below(const StackBounds& b, const Regs& cur, const Regs& caller,
+                                                  Regs* out) noexcept {
+  const uintptr_t inner = caller.sp;  // == return slot + 8
+  const uintptr_t gregs = inner + offsetof(ucontext_t, uc_mcontext.gregs);
+  if (!b.holds(gregs) || !b.holds(gregs + sizeof(greg_t) * NGREG - 8)) return false;
+  *out = regs_of(reinterpret_cast<const ucontext_t*>(inner));
+  return out->sp > cur.sp && b.holds(out->sp);
 }
 
 }  // namespace jvmkit::walk

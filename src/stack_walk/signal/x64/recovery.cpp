@@ -357,18 +357,6 @@ JVMKIT_SIGNAL_SAFE bool should_recover(const Capture& c, jint result) noexcept {
   return true;
 }
 
-// The context a signal handler's frame saved, when CALLER's return address is glibc's signal
-// trampoline: the handler (e.g. JFR's sampler holding the thread suspended) interrupted it, and
-// the kernel put its ucontext just above the return slot.
-JVMKIT_SIGNAL_SAFE bool interrupted_context_below(const StackBounds& b, const Regs& cur, const Regs& caller,
-                                                  Regs* out) noexcept {
-  const uintptr_t inner = caller.sp;  // == return slot + 8
-  const uintptr_t gregs = inner + offsetof(ucontext_t, uc_mcontext.gregs);
-  if (!b.holds(gregs) || !b.holds(gregs + sizeof(greg_t) * NGREG - 8)) return false;
-  *out = regs_of(reinterpret_cast<const ucontext_t*>(inner));
-  return out->sp > cur.sp && b.holds(out->sp);
-}
-
 // Only a return address is a valid caller PC: in known code, right after a call. The interpreter
 // is the exception: it pushes its return entry itself and jumps to the callee (ASGCT then
 // validates the interpreter frame that rbp points to).
