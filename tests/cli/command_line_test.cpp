@@ -1,6 +1,7 @@
 // The jvmkit tool's command line (src/cli/command_line.hpp): every command and flag, the usage
 // errors and their messages, and the agent option lists and java command each mode builds.
 #include "cli/command_line.hpp"
+#include "parsed_command_line.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,13 +10,6 @@
 
 namespace jvmkit::cli {
 namespace {
-
-CommandLine parsed(std::vector<std::string> args) {
-  CommandLine cl;
-  Error e = parse_command_line(args, &cl);
-  EXPECT_FALSE(e) << e.message();
-  return cl;
-}
 
 // The usage error's message (empty, and a test failure, when the line was accepted).
 std::string refused(std::vector<std::string> args) {

@@ -1,6 +1,7 @@
 // The tool's own check of -o (src/cli/local_output.hpp): the files the agent would write for the
 // command line (one per event for collapsed output of several events), the option named.
 #include "cli/local_output.hpp"
+#include "parsed_command_line.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -11,13 +12,6 @@
 
 namespace jvmkit::cli {
 namespace {
-
-CommandLine parsed(std::vector<std::string> args) {
-  CommandLine cl;
-  Error e = parse_command_line(args, &cl);
-  EXPECT_FALSE(e) << e.message();
-  return cl;
-}
 
 TEST(LocalOutput, NamesTheOptionAndTheReason) {
   const CommandLine cl = parsed({"profile", "-o", "/nonexistent/jvmkit-dir/p.html", "--", "java", "Main"});

@@ -65,6 +65,8 @@ public final class InlinedPhases {
     return smallA(x ^ 1, deadline);
   }
 
+  // smallA, smallB and smallC are copies on purpose: each phase must be a method of its own, and a
+  // shared helper would be inlined into all three and become the sampled leaf instead of them.
   static long smallA(long x, long deadline) {
     long n = 0;
     do {
