@@ -129,7 +129,10 @@ summary_field() { sed -nE "s/.*jep_profiler: signals.* $1 ([0-9]+).*/\1/p" "$tmp
 step "dynamic attach on $version, -XX:+DebugNonSafepoints: traces exact and unbiased"
 attach_run -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints
 check_summary "dynamic attach" 100  # about 2,000 signals after the attach
-[ "$(summary_field unbiased)" -eq "$(summary_field traces)" ] || fail "attach with DebugNonSafepoints: biased traces"
+# Biased only where a trace could not be proven the thread's whole stack (a thread without a known
+# bottom frame, docs/stack_walk.md "Completeness"): at most 1 %, against most of them without the flag.
+biased=$(($(summary_field traces) - $(summary_field unbiased)))
+[ $((biased * 100)) -le "$(summary_field traces)" ] || fail "attach with DebugNonSafepoints: $biased biased traces"
 
 # Code compiled before Enable has debug records at safepoints and calls only: AsyncGetCallTrace
 # places a PC in it by the next record (this workload's loop lands in an inlined constructor), so
