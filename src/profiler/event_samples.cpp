@@ -2,6 +2,9 @@
 
 #include <jvmkit/stack_walk.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -18,6 +21,9 @@ struct AtomicCounts {
   std::atomic<int64_t> accepted{0};
   std::atomic<int64_t> dropped{0};
   std::atomic<int64_t> below_threshold{0};
+  std::atomic<int64_t> waited{0};
+  std::atomic<int64_t> retried{0};
+  std::atomic<int64_t> waited_ns{0};
 };
 AtomicCounts g_alloc_counts;
 AtomicCounts g_lock_counts;
@@ -47,6 +53,37 @@ void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   recording->trace_failed(recording->slot_of(sample->kind), sample->tid);
 }
 
+// A full request pool means the library's delivery thread is behind, most often because the
+// machine's cores are busy with other work. An event callback runs on the Java thread that made the
+// event, in a JVMTI callback, where it may wait: it waits for a free slot, as JFR would walk the
+// stack there itself, rather than lose the sample. The wait is bounded, so that a delivery thread
+// that has stopped cannot stall the program; each wait and each retried rejection is counted.
+constexpr int64_t kMaxWaitNs = 100'000'000;
+constexpr int64_t kFirstPauseNs = 50'000;
+constexpr int64_t kLongestPauseNs = 2'000'000;
+
+void pause_for(int64_t ns) {
+  const timespec pause{0, static_cast<long>(ns)};
+  nanosleep(&pause, nullptr);
+}
+
+jvmtiError request_waiting_for_a_slot(jvmtiEnv* jvmti, EventSample* sample, AtomicCounts& counts) {
+  const jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
+  jvmtiError error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, sample);
+  if (error != JVMTI_ERROR_OUT_OF_MEMORY) return error;
+  counts.waited.fetch_add(1, std::memory_order_relaxed);
+  int64_t waited_ns = 0;
+  for (int64_t pause = kFirstPauseNs; error == JVMTI_ERROR_OUT_OF_MEMORY && waited_ns < kMaxWaitNs;
+       pause = std::min(pause * 2, kLongestPauseNs)) {
+    counts.retried.fetch_add(1, std::memory_order_relaxed);
+    pause_for(pause);
+    waited_ns += pause;
+    error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, sample);
+  }
+  counts.waited_ns.fetch_add(waited_ns, std::memory_order_relaxed);
+  return error;
+}
+
 }  // namespace
 
 void request_event_trace(jvmtiEnv* jvmti, EventSample* sample) {
@@ -56,8 +93,7 @@ void request_event_trace(jvmtiEnv* jvmti, EventSample* sample) {
   // The run's Recording is not touched here: this callback may race with the end of the run that
   // armed it. A trace delivered to a later run without this event is left out there (begin_trace
   // with kNoSlot).
-  const jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
-  if (RequestStackTrace(jvmti, nullptr, nullptr, callbacks, sample) != JVMTI_ERROR_NONE) {
+  if (request_waiting_for_a_slot(jvmti, sample, counts) != JVMTI_ERROR_NONE) {
     counts.dropped.fetch_add(1, std::memory_order_relaxed);
     delete sample;
     return;
@@ -67,7 +103,8 @@ void request_event_trace(jvmtiEnv* jvmti, EventSample* sample) {
 
 EventRequestCounts event_request_counts(EngineKind kind) {
   const AtomicCounts& c = counts_of(kind);
-  return EventRequestCounts{c.requested.load(), c.accepted.load(), c.dropped.load(), c.below_threshold.load()};
+  return EventRequestCounts{c.requested.load(), c.accepted.load(), c.dropped.load(),  c.below_threshold.load(),
+                            c.waited.load(),    c.retried.load(),  c.waited_ns.load()};
 }
 
 void count_below_threshold(EngineKind kind) { counts_of(kind).below_threshold.fetch_add(1, std::memory_order_relaxed); }

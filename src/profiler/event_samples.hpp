@@ -28,17 +28,22 @@ struct EventSample {
 };
 
 // Requests the current thread's stack for SAMPLE (ownership passes: it is freed whatever happens)
-// through JVMTI, counting the request under its kind. Not for signal context (it frees memory).
+// through JVMTI, counting the request under its kind. Not for signal context (it frees memory, and
+// waits up to 100 ms for a free slot when the library's request pool is full).
 void request_event_trace(jvmtiEnv* jvmti, EventSample* sample);
 
 // The counts of KIND's requests since the library was loaded: requested, accepted, dropped (the
-// library refused: pool full, not enabled), and events seen that were not sampled (lock: waits
+// library refused: not enabled, or the pool stayed full for the longest wait), the waits for a
+// free slot in the pool, and events seen that were not sampled (lock: waits
 // below the threshold).
 struct EventRequestCounts {
   int64_t requested = 0;
   int64_t accepted = 0;
   int64_t dropped = 0;
   int64_t below_threshold = 0;
+  int64_t waited = 0;     // requests that found the pool full and waited for a slot
+  int64_t retried = 0;    // ... their rejected attempts (counted by the library as pool_full)
+  int64_t waited_ns = 0;  // ... the time they waited in all
 };
 EventRequestCounts event_request_counts(EngineKind kind);
 // A lock wait shorter than the threshold, not sampled.

@@ -44,6 +44,12 @@ std::string event_block_text(const EventBlock& b) {
          std::to_string(b.empty) + ")";
   if (b.below_threshold >= 0) out += "; waits below the threshold, not sampled: " + std::to_string(b.below_threshold);
   out += "\n";
+  if (b.waited > 0) {
+    char line[160];
+    std::snprintf(line, sizeof(line), "%lld requests waited for a free slot (delivery behind), %.1f ms in all\n",
+                  static_cast<long long>(b.waited), static_cast<double>(b.waited_ns) / 1e6);
+    out += prefix + line;
+  }
   out += prefix + std::to_string(b.samples) + " samples weighing " + weight_text(b.weight, b.unit) + "\n";
   if (!b.top.empty()) {
     out += prefix + "top classes (self " + b.unit + "):\n";

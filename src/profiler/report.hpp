@@ -47,6 +47,8 @@ struct EventBlock {
   int64_t dropped = 0;
   int64_t empty = 0;             // delivered traces without a frame (not in the profile)
   int64_t below_threshold = -1;  // lock: waits shorter than the threshold, not sampled (-1: not shown)
+  int64_t waited = 0;            // requests that waited for a free slot in the library's pool
+  int64_t waited_ns = 0;         // ... the time they waited in all
   int64_t samples = 0;           // in the written profile
   int64_t weight = 0;            // ... and their weight
   std::string unit;              // of the weight: "bytes", "ns"

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <jvmkit/stack_walk.h>
+
 #include "base/clock.hpp"
 
 #include "profiler/signal_sampler.hpp"
@@ -35,6 +37,8 @@ EventBlock event_block(const Run& run, size_t slot, const Profile& profile, cons
   b.failed = f.by_event[slot].failed;
   b.empty = f.by_event[slot].empty;
   if (lock) b.below_threshold = now.below_threshold - base.below_threshold;
+  b.waited = now.waited - base.waited;
+  b.waited_ns = now.waited_ns - base.waited_ns;
   b.samples = profile.total_samples();
   b.weight = profile.total_weight();
   b.unit = spec.pprof_unit == "nanoseconds" ? "ns" : std::string(spec.pprof_unit);
@@ -47,12 +51,24 @@ EventBlock event_block(const Run& run, size_t slot, const Profile& profile, cons
   return b;
 }
 
+// The library counts every rejected RequestStackTrace; an event callback that found the pool full
+// retries after a wait (event_samples.hpp), and its retried attempts lost no sample. Read before
+// the library's counts, which count each of them first.
+void leave_out_retried_attempts(int64_t retried, SampleCounts* counts) {
+  for (auto& [reason, n] : counts->dropped_by_reason) {
+    if (reason == JvmkitRejectReasonName(JVMKIT_REJECT_POOL_FULL)) n -= retried;
+  }
+}
+
 }  // namespace
 
 SampleCounts process_counts() {
+  const int64_t retried =
+      event_request_counts(EngineKind::kAlloc).retried + event_request_counts(EngineKind::kLock).retried;
   SampleCounts counts;
   read_signal_counts(&counts);
   add_stack_walk_counts(&counts);
+  leave_out_retried_attempts(retried, &counts);
   return counts;
 }
 

@@ -85,6 +85,19 @@ TEST(Report, ABlockPerJvmEventAndALinePerFile) {
       << text;
 }
 
+TEST(Report, SaysHowManyEventRequestsWaitedForASlotOnlyWhenAnyDid) {
+  EventBlock alloc;
+  alloc.event = "alloc";
+  alloc.requested = alloc.delivered = 10;
+  EXPECT_EQ(event_block_text(alloc).find("waited"), std::string::npos) << event_block_text(alloc);
+  alloc.waited = 3;
+  alloc.waited_ns = 2'500'000;
+  EXPECT_NE(event_block_text(alloc).find(
+                "jvmkit profiler: alloc: 3 requests waited for a free slot (delivery behind), 2.5 ms in all\n"),
+            std::string::npos)
+      << event_block_text(alloc);
+}
+
 TEST(Report, SaysHowManySamplesNeededARecoveryOnlyWhenAnyDid) {
   ReportInput in;
   in.output = "wrote";
