@@ -8,6 +8,10 @@ import java.nio.file.Path;
  * Runs N worker threads ("worker-0"...) and the main thread on CPU-bound work for S seconds. The
  * agent samples and checks; this program only provides the load.
  * Usage: Workers seconds threads [cpu | cpu-after=FILE]
+ *        Workers sampled:MAX_SECONDS threads
+ * With sampled:MAX_SECONDS, the workers run until the agent has sampled each of them at its
+ * run_moments option's number of moments (see RunLength), at most MAX_SECONDS: a busy host runs
+ * them longer instead of giving the agent fewer samples to judge. The main thread waits meanwhile.
  * With cpu, SECONDS are of the process's CPU time: what a CPU-time sampler's signals follow, so the
  * agent gets as many as on an idle host (at most 60 s of wall time). With cpu-after=FILE (for a
  * script that attaches an agent first: the JVM must still run when it does, however long that
@@ -16,6 +20,10 @@ import java.nio.file.Path;
  */
 public final class Workers {
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].startsWith("sampled:")) {
+      runSampled(new RunLength(args[0]), args.length > 1 ? Integer.parseInt(args[1]) : 8);
+      return;
+    }
     double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 5;
     int threads = args.length > 1 ? Integer.parseInt(args[1]) : 8;
     if (args.length > 2 && args[2].equals("cpu")) {
@@ -32,6 +40,20 @@ public final class Workers {
     long deadline = System.nanoTime() + (long) (seconds * 1e9);
     Thread[] workers = Work.start("worker-", threads, deadline);
     Work.runUntil(deadline);
+    Work.joinAll(workers);
+  }
+
+  static void runSampled(RunLength length, int threads) throws InterruptedException {
+    Thread[] workers = new Thread[threads];
+    for (int i = 0; i < threads; i++) {
+      workers[i] = new Thread(() -> {
+        while (length.running()) {
+          Work.computeOnce();
+        }
+      }, "worker-" + i);
+      workers[i].start();
+    }
+    length.await();
     Work.joinAll(workers);
   }
 
