@@ -11,7 +11,7 @@ import java.nio.file.Path;
  *        Workers sampled:MAX_SECONDS threads
  * With sampled:MAX_SECONDS, the workers run until the agent has sampled each of them at its
  * run_moments option's number of moments (see RunLength), at most MAX_SECONDS: a busy host runs
- * them longer instead of giving the agent fewer samples to judge. The main thread waits meanwhile.
+ * them longer instead of giving the agent fewer samples to judge. The main thread works meanwhile.
  * With cpu, SECONDS are of the process's CPU time: what a CPU-time sampler's signals follow, so the
  * agent gets as many as on an idle host (at most 60 s of wall time). With cpu-after=FILE (for a
  * script that attaches an agent first: the JVM must still run when it does, however long that
@@ -53,7 +53,7 @@ public final class Workers {
       }, "worker-" + i);
       workers[i].start();
     }
-    length.await();
+    length.await(Work::computeOnce);
     Work.joinAll(workers);
   }
 
