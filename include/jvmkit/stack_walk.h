@@ -226,6 +226,16 @@ JVMKIT_WALK_EXPORT jvmtiError JvmkitSetMaxStackDepth(jint max_frames);
  * Truncated traces are counted (jvmkitStackWalkCounters.truncated). Never fails. */
 JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceTruncated(void);
 
+/* Called inside beginStackTrace, stackFrame or endStackTrace, on the thread that runs them:
+ * JNI_TRUE when the trace being delivered is that of a request for the current thread that could
+ * not be captured at its call (counted: served_later, see the top of this file): the delivery
+ * thread took it with GetStackTrace later, so its frames are the thread's stack at that later
+ * moment, not at the request. An agent that ties a trace to an event of the request's moment (an
+ * allocation, a lock) can leave such traces out. JNI_FALSE for a trace captured at the request, for
+ * a request for another thread (always taken at delivery, as documented above), inside a failure
+ * callback, and anywhere else. Never fails. */
+JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceServedLater(void);
+
 /* ------------------------------------------------------------------------------------------------
  * Extension: accounting. Every accepted request ends in exactly one outcome, so at any moment
  *   accepted == delivered + failed + pending

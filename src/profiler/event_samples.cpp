@@ -24,6 +24,7 @@ struct AtomicCounts {
   std::atomic<int64_t> waited{0};
   std::atomic<int64_t> retried{0};
   std::atomic<int64_t> waited_ns{0};
+  std::atomic<int64_t> late{0};
 };
 AtomicCounts g_alloc_counts;
 AtomicCounts g_lock_counts;
@@ -35,17 +36,30 @@ EventSample* sample_of(void* user_data) { return static_cast<EventSample*>(user_
 // --- The trace callbacks of event samples: on the library's delivery thread, while the run that
 // requested them has the library enabled (its Recording is current until Disable has delivered
 // every outcome). ---
+// A trace the library could not take at the event (the code at the thread's top was too new for
+// its walk) was taken later, on its delivery thread: another moment's stack, which would charge the
+// event's weight to code that did not make it. Such a sample is left out, as a failure, and counted.
 void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* user_data) {
+  EventSample* sample = sample_of(user_data);
+  sample->late = JvmkitCurrentTraceServedLater() == JNI_TRUE;
+  if (sample->late) return;
   Recording* recording = current_recording();
-  recording->begin_trace(recording->slot_of(sample_of(user_data)->kind), biased);
+  recording->begin_trace(recording->slot_of(sample->kind), biased);
 }
-jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
+jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* user_data) {
+  if (sample_of(user_data)->late) return JVMKIT_FRAME_STOP;
   return current_recording()->add_frame(type, method, location) ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
 }
 void JNICALL on_end(jthread thread, void* user_data) {
   std::unique_ptr<EventSample> sample(sample_of(user_data));
-  current_recording()->end_event_trace(thread, sample->tid, JvmkitCurrentTraceTruncated() == JNI_TRUE, sample->weight,
-                                       sample->class_name, sample->tag);
+  Recording* recording = current_recording();
+  if (sample->late) {
+    counts_of(sample->kind).late.fetch_add(1, std::memory_order_relaxed);
+    recording->trace_failed(recording->slot_of(sample->kind), sample->tid);
+    return;
+  }
+  recording->end_event_trace(thread, sample->tid, JvmkitCurrentTraceTruncated() == JNI_TRUE, sample->weight,
+                             sample->class_name, sample->tag);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   std::unique_ptr<EventSample> sample(sample_of(user_data));

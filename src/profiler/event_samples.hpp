@@ -24,7 +24,8 @@ struct EventSample {
   std::string class_name;                // the leaf frame: "byte[]", "java.lang.Object"
   int64_t weight = 0;                    // bytes (alloc), nanoseconds waited (lock)
   pid_t tid = 0;
-  jlong tag = 0;  // alloc with live: the object's JVMTI tag (its ObjectFree event names it), else 0
+  jlong tag = 0;      // alloc with live: the object's JVMTI tag (its ObjectFree event names it), else 0
+  bool late = false;  // its trace was taken after the event (JvmkitCurrentTraceServedLater): left out
 };
 
 // Requests the current thread's stack for SAMPLE (ownership passes: it is freed whatever happens)
@@ -44,6 +45,7 @@ struct EventRequestCounts {
   int64_t waited = 0;     // requests that found the pool full and waited for a slot
   int64_t retried = 0;    // ... their rejected attempts (counted by the library as pool_full)
   int64_t waited_ns = 0;  // ... the time they waited in all
+  int64_t late = 0;       // traces taken after the event, not at it: left out (counted as failed)
 };
 EventRequestCounts event_request_counts(EngineKind kind);
 // A lock wait shorter than the threshold, not sampled.

@@ -44,6 +44,11 @@ EventBlock event_block(const Run& run, size_t slot, const Profile& profile, cons
   b.unit = spec.pprof_unit == "nanoseconds" ? "ns" : std::string(spec.pprof_unit);
   b.top = top_methods(profile, 10, true);
   if (lock && !run.park_note.empty()) b.notes.push_back("parking not sampled: " + run.park_note);
+  if (const int64_t late = now.late - base.late; late > 0) {
+    b.notes.push_back(std::to_string(late) +
+                      " samples failed: their stack could not be taken at the event (the code on top was too new "
+                      "for the walk) and a later one would charge other code");
+  }
   if (!lock && run.options.live) {
     b.notes.push_back("live: " + std::to_string(f.freed) +
                       " samples of objects freed before the profile was written left out");

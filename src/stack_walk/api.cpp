@@ -53,6 +53,8 @@ JVMKIT_WALK_EXPORT jvmtiError JvmkitSetMaxStackDepth(jint max_frames) {
 
 JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceTruncated(void) { return jvmkit::walk::current_trace_truncated(); }
 
+JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceServedLater(void) { return jvmkit::walk::current_trace_served_later(); }
+
 JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason) {
   switch (reason) {
     case JVMKIT_FAILURE_NO_JAVA_FRAMES:

@@ -17,8 +17,10 @@ namespace {
 // threads that GetAllThreads does not list, e.g. compiler threads).
 constexpr uint64_t kRescanIntervalNs = 20'000'000;
 
-// The truncation flag of the trace whose callbacks run on this thread (the delivery thread).
+// The truncation flag of the trace whose callbacks run on this thread (the delivery thread), and
+// whether it was served later (a current-thread request taken by GetStackTrace at delivery).
 thread_local bool t_trace_truncated = false;
+thread_local bool t_trace_served_later = false;
 
 // Callbacks may leave an exception pending; it must not leak into the next request's JNI calls.
 void clear_exception(JNIEnv* jni) {
@@ -44,6 +46,7 @@ class PinnedMethods {
 }  // namespace
 
 jboolean current_trace_truncated() noexcept { return t_trace_truncated ? JNI_TRUE : JNI_FALSE; }
+jboolean current_trace_served_later() noexcept { return t_trace_served_later ? JNI_TRUE : JNI_FALSE; }
 
 void Deliverer::prepare(jint max_frames) {
   JVMKIT_DCHECK(valid_stack_depth(max_frames));
@@ -90,10 +93,11 @@ void Deliverer::fail_disabled(JNIEnv* jni, Request& request) {
 }
 
 void Deliverer::begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated,
-                            void* user_data) {
-  JVMKIT_DCHECK(!begun_ && outcomes_ == 0 && !t_trace_truncated);
+                            void* user_data, bool served_later) {
+  JVMKIT_DCHECK(!begun_ && outcomes_ == 0 && !t_trace_truncated && !t_trace_served_later);
   begun_ = true;
   t_trace_truncated = truncated;
+  t_trace_served_later = served_later;
   cb.beginStackTrace(thread, biased ? JNI_TRUE : JNI_FALSE, user_data);
 }
 
@@ -101,6 +105,7 @@ void Deliverer::end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, vo
   JVMKIT_DCHECK(begun_);
   cb.endStackTrace(thread, user_data);
   t_trace_truncated = false;
+  t_trace_served_later = false;
   outcomes_++;
 }
 
@@ -282,7 +287,7 @@ void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref
   }
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
-  begin_trace(cb, thread, true, depth.truncated, request.user_data);
+  begin_trace(cb, thread, true, depth.truncated, request.user_data, request.kind == RequestKind::kCurrentBiased);
   for (jint i = 0; i < count; i++) {
     const jvmtiFrameInfo& frame = frame_buffer_[i];
     jvmtiFrameType type = frame_types_.type_of(jvmti(), frame.method, false);

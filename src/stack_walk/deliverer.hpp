@@ -82,8 +82,10 @@ class Deliverer {
   Verdict check_complete(JNIEnv* jni, const Request& request, jint count, int exact, int physical_used, uint64_t ticket,
                          bool rooted);
   // What the debug checks of "exactly one outcome" count for the request being delivered; from
-  // begin to end, current_trace_truncated() on this thread says TRUNCATED.
-  void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated, void* user_data);
+  // begin to end, current_trace_truncated() on this thread says TRUNCATED and
+  // current_trace_served_later() SERVED_LATER.
+  void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated, void* user_data,
+                   bool served_later = false);
   void end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, void* user_data);
 
   const OwnEnv& env_;
@@ -104,5 +106,8 @@ class Deliverer {
 // Inside the callbacks of a trace (beginStackTrace to endStackTrace) on the thread that delivers
 // it: whether that trace was truncated at the depth limit. JNI_FALSE anywhere else.
 jboolean current_trace_truncated() noexcept;
+// JvmkitCurrentTraceServedLater: inside the callbacks of a trace, whether it is a current-thread
+// request's stack taken at delivery rather than at the request.
+jboolean current_trace_served_later() noexcept;
 
 }  // namespace jvmkit::walk

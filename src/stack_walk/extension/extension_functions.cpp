@@ -32,6 +32,11 @@ jvmtiError JNICALL get_current_trace_truncated(jvmtiEnv*, jboolean* truncated) {
   *truncated = JvmkitCurrentTraceTruncated();
   return JVMTI_ERROR_NONE;
 }
+jvmtiError JNICALL get_current_trace_served_later(jvmtiEnv*, jboolean* served_later) {
+  if (served_later == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  *served_later = JvmkitCurrentTraceServedLater();
+  return JVMTI_ERROR_NONE;
+}
 
 // ---- What GetExtensionFunctions reports about each function (jvmtiExtensionFunctionInfo). ----
 
@@ -57,8 +62,8 @@ jvmtiExtensionFunction as_extension(F f) {
 
 // JVMTI's parameter types have no struct passed by value: RequestStackTrace's callbacks are listed
 // as kind IN of type CVOID, and the description gives the C prototype to cast the pointer to.
-const std::array<Function, 9>& functions() {
-  static const std::array<Function, 9> table = {{
+const std::array<Function, 10>& functions() {
+  static const std::array<Function, 10> table = {{
       {as_extension(&RequestStackTrace),
        "com.sun.hotspot.functions.RequestStackTrace",
        "jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
@@ -117,6 +122,12 @@ const std::array<Function, 9>& functions() {
        "jvmtiError GetCurrentTraceTruncated(jvmtiEnv* env, jboolean* truncated): JvmkitCurrentTraceTruncated "
        "(jvmkit/stack_walk.h), for use inside the callbacks of a trace.",
        {{"truncated", JVMTI_KIND_OUT, JVMTI_TYPE_JBOOLEAN, false}},
+       {}},
+      {as_extension(&get_current_trace_served_later),
+       "jvmkit.functions.GetCurrentTraceServedLater",
+       "jvmtiError GetCurrentTraceServedLater(jvmtiEnv* env, jboolean* served_later): JvmkitCurrentTraceServedLater "
+       "(jvmkit/stack_walk.h), for use inside the callbacks of a trace.",
+       {{"served_later", JVMTI_KIND_OUT, JVMTI_TYPE_JBOOLEAN, false}},
        {}},
   }};
   return table;
