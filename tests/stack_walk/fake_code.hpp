@@ -43,6 +43,12 @@ class FakeCode {
   }
   // A "call rel32" whose return address is OFFSET.
   void call_returning_to(size_t offset) { bytes_[offset - 5] = 0xE8; }
+  // A "call rel32" to TARGET (an offset) whose return address is OFFSET.
+  void call_into(size_t offset, size_t target) {
+    call_returning_to(offset);
+    const auto rel = static_cast<int32_t>(static_cast<int64_t>(target) - static_cast<int64_t>(offset));
+    for (int i = 0; i < 4; i++) bytes_[offset - 4 + i] = static_cast<uint8_t>(static_cast<uint32_t>(rel) >> (8 * i));
+  }
 
  private:
   std::vector<uint8_t> bytes_;

@@ -27,6 +27,29 @@ class FakeCode : public testing::FakeCode {
 
 using testing::FakeStack;
 
+// The caller of a runtime stub is found by the one word above the anchor that returns right after
+// a call into the stub. A word left there by an earlier call into it (from a deeper frame of the
+// same code) makes two: the caller is then not named, rather than named at the earlier moment.
+TEST(X64Walk, AStubsCallerIsTheOneWordThatReturnsFromIt) {
+  FakeCode code;
+  code.call_into(40, 384);  // two calls of nmethod A into the stub
+  code.call_into(80, 384);
+  const CodeSnapshot snapshot = code.snapshot();
+  uintptr_t words[16] = {};
+  const auto addr = [&](int i) { return reinterpret_cast<uintptr_t>(&words[i]); };
+  const hotspot::LastJavaFrame last{addr(0), 0, code.at(384 + 8)};
+  words[6] = code.at(80);  // the stub's return address
+  Regs out{};
+  ASSERT_TRUE(first_java_frame(snapshot, last, addr(16), &out));
+  EXPECT_EQ(out.pc, code.at(80));
+  EXPECT_EQ(out.sp, addr(7));
+  words[2] = code.at(40);  // an earlier call's return address, left in the stub's frame
+  EXPECT_FALSE(first_java_frame(snapshot, last, addr(16), &out));
+  words[2] = code.at(44);  // a word that follows no call into the stub does not count
+  ASSERT_TRUE(first_java_frame(snapshot, last, addr(16), &out));
+  EXPECT_EQ(out.pc, code.at(80));
+}
+
 TEST(X64Walk, WalksCompiledAndInterpreterFramesUpToAStub) {
   FakeCode code;
   FakeStack stack(code);

@@ -120,10 +120,19 @@ JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot
   };
   // A stub that made an rbp frame (C1's, HotSpot's enter()): the return address is above it.
   if (last.fp > last.sp && bounds.holds(last.fp + 8) && returns_from_stub(last.fp + 8)) return true;
-  for (uintptr_t slot = last.sp; bounds.holds(slot); slot += 8) {
-    if (returns_from_stub(slot)) return true;
+  // Else the frame's words are searched for the return address. A stub's frame can still hold the
+  // return address of an earlier call into it, from a deeper frame of the same caller's code (an
+  // unwritten spill slot): found first, it would give the stack of that earlier moment. A second
+  // word that returns from this stub makes the answer ambiguous, and the caller is not named.
+  Regs found{};
+  int matches = 0;
+  for (uintptr_t slot = last.sp; bounds.holds(slot) && matches < 2; slot += 8) {
+    if (!returns_from_stub(slot)) continue;
+    if (matches++ == 0) found = *out;
   }
-  return false;
+  if (matches != 1) return false;
+  *out = found;
+  return true;
 }
 
 JVMKIT_SIGNAL_SAFE bool anchor_frame(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,

@@ -64,8 +64,9 @@ JVMKIT_SIGNAL_SAFE inline bool is_java(const CodeRange* r) noexcept {
 // the anchor's own frame when it is Java code (an interpreter frame, a native wrapper, compiled
 // code that called the VM), else the compiled caller of the runtime stub the anchor lies in (C1
 // and C2 allocation, locking and call-resolution slow paths), found by its return address: the
-// slot above the anchor that holds an address right after a call into that stub. Reads only
-// between LAST.sp - 8 and STACK_TOP. False when neither is found.
+// one slot above the anchor that holds an address right after a call into that stub (two such
+// slots, one of them left by an earlier call: not found). Reads only between LAST.sp - 8 and
+// STACK_TOP. False when neither is found.
 JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
                                          uintptr_t stack_top, Regs* out) noexcept;
 
