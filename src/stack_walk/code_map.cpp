@@ -7,7 +7,16 @@
 
 namespace jvmkit::walk {
 
+CodeSnapshot::CodeSnapshot(std::vector<CodeRange> ranges, std::vector<std::shared_ptr<const CallSites>> call_sites)
+    : ranges_(std::move(ranges)), call_sites_(std::move(call_sites)) {
+  for (const CodeRange& r : ranges_) {
+    lowest_ = lowest_ == 0 ? r.start : std::min(lowest_, r.start);
+    highest_ = std::max(highest_, r.end);
+  }
+}
+
 const CodeRange* CodeSnapshot::find(uintptr_t pc) const noexcept {
+  if (pc < lowest_ || pc >= highest_) return nullptr;
   // Last entry whose start is <= pc, then outwards through its enclosing entries.
   size_t lo = 0, hi = ranges_.size();
   while (lo < hi) {

@@ -67,14 +67,16 @@ void scan_prologue(const uint8_t* start, size_t size, CodeRange* r);
 
 class CodeSnapshot {
  public:
-  explicit CodeSnapshot(std::vector<CodeRange> ranges, std::vector<std::shared_ptr<const CallSites>> call_sites = {})
-      : ranges_(std::move(ranges)), call_sites_(std::move(call_sites)) {}
+  explicit CodeSnapshot(std::vector<CodeRange> ranges, std::vector<std::shared_ptr<const CallSites>> call_sites = {});
   // The innermost range containing PC, or nullptr.
   JVMKIT_SIGNAL_SAFE const CodeRange* find(uintptr_t pc) const noexcept;
   size_t size() const noexcept { return ranges_.size(); }
 
  private:
   std::vector<CodeRange> ranges_;  // sorted by start, then by size (larger first)
+  // The lowest start and the highest end of all ranges: most words a walk tries as return
+  // addresses (stack addresses, data) lie outside, and are answered without a search.
+  uintptr_t lowest_ = 0, highest_ = 0;
   // Keeps the ranges' call sites alive while a reader may hold this snapshot.
   std::vector<std::shared_ptr<const CallSites>> call_sites_;
 };

@@ -42,6 +42,15 @@ void burn_cpu(double seconds) {
   }
 }
 
+// Burns CPU until COUNT() reaches WANT or MAX_SECONDS of CPU time went by; returns the CPU time used.
+// Timer-driven samples follow the CPU time the thread gets, which a busy host hands out unevenly.
+template <typename Count>
+double burn_until(int64_t want, double max_seconds, Count count) {
+  const double start = thread_cpu_seconds();
+  while (count() < want && thread_cpu_seconds() - start < max_seconds) burn_cpu(0.05);
+  return thread_cpu_seconds() - start;
+}
+
 class EngineTest : public ::testing::Test {
  protected:
   static constexpr int kSignal = 45;  // a real-time signal no test framework uses
@@ -89,9 +98,7 @@ TEST_F(EngineTest, CpuFallsBackToPosixThreadTimersAndSaysSo) {
   ASSERT_FALSE(e->start({jvmkit::current_tid()}));
   // POSIX CPU timers fire at kernel ticks, and a busy host preempts the thread between them (10
   // samples in 0.3 s of CPU time once, next to stress-ng): burn until 20 samples came, up to 5 s of CPU.
-  double start = thread_cpu_seconds();
-  while (g_on_target.load() < 20 && thread_cpu_seconds() - start < 5.0) burn_cpu(0.05);
-  double used = thread_cpu_seconds() - start;
+  const double used = burn_until(20, 5.0, [] { return g_on_target.load(); });
   e->stop();
   unsetenv("JVMKIT_PROF_NO_PERF");
   std::printf("cpu fallback at 1 ms: %lld samples in %.3f s of CPU; %s\n", static_cast<long long>(g_on_target.load()),
@@ -151,9 +158,7 @@ TEST_F(EngineTest, ItimerWithSigprofAndWithAnotherSignal) {
     g_elsewhere = 0;
     auto e = engine("itimer", 10'000'000, sig);
     ASSERT_FALSE(e->start({}));
-    const double start = thread_cpu_seconds();
-    while (g_on_target.load() + g_elsewhere.load() < 10 && thread_cpu_seconds() - start < 3.0) burn_cpu(0.05);
-    const double used = thread_cpu_seconds() - start;
+    const double used = burn_until(10, 3.0, [] { return g_on_target.load() + g_elsewhere.load(); });
     e->stop();
     int64_t total = g_on_target.load() + g_elsewhere.load();
     std::printf("itimer signal %d: %lld samples in %.0f ms of CPU; %s\n", sig, static_cast<long long>(total),

@@ -111,28 +111,26 @@ JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot
   }
   if (r == nullptr || r->kind != CodeKind::kStub || r->vtable_stub) return false;
   const StackBounds bounds{last.sp, std::min(last.sp + kMaxStubFrame, stack_top)};
-  const auto returns_from_stub = [&](uintptr_t slot) {
+  // The caller's registers when SLOT holds a return address right after a call into the stub.
+  const auto returns_from_stub = [&](uintptr_t slot, Regs* caller_regs) {
     const uintptr_t ret = load_word(slot);
     const CodeRange* caller = code.find(ret);
     if (caller == nullptr || caller->kind != CodeKind::kNMethod || !calls_into(*caller, ret, *r)) return false;
-    *out = Regs{ret, slot + 8, slot >= last.sp + 8 ? load_word(slot - 8) : 0};
+    *caller_regs = Regs{ret, slot + 8, slot >= last.sp + 8 ? load_word(slot - 8) : 0};
     return true;
   };
   // A stub that made an rbp frame (C1's, HotSpot's enter()): the return address is above it.
-  if (last.fp > last.sp && bounds.holds(last.fp + 8) && returns_from_stub(last.fp + 8)) return true;
+  if (last.fp > last.sp && bounds.holds(last.fp + 8) && returns_from_stub(last.fp + 8, out)) return true;
   // Else the frame's words are searched for the return address. A stub's frame can still hold the
   // return address of an earlier call into it, from a deeper frame of the same caller's code (an
   // unwritten spill slot): found first, it would give the stack of that earlier moment. A second
   // word that returns from this stub makes the answer ambiguous, and the caller is not named.
-  Regs found{};
   int matches = 0;
+  Regs ignored{};
   for (uintptr_t slot = last.sp; bounds.holds(slot) && matches < 2; slot += 8) {
-    if (!returns_from_stub(slot)) continue;
-    if (matches++ == 0) found = *out;
+    if (returns_from_stub(slot, matches == 0 ? out : &ignored)) matches++;
   }
-  if (matches != 1) return false;
-  *out = found;
-  return true;
+  return matches == 1;
 }
 
 JVMKIT_SIGNAL_SAFE bool anchor_frame(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,

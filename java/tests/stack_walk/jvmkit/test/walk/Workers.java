@@ -44,16 +44,9 @@ public final class Workers {
   }
 
   static void runSampled(RunLength length, int threads) throws InterruptedException {
-    Thread[] workers = new Thread[threads];
-    for (int i = 0; i < threads; i++) {
-      workers[i] = new Thread(() -> {
-        while (length.running()) {
-          Work.computeOnce();
-        }
-      }, "worker-" + i);
-      workers[i].start();
-    }
+    Thread[] workers = Work.startUntilStopped("worker-", threads);
     length.await(Work::computeOnce);
+    Work.stop();
     Work.joinAll(workers);
   }
 
