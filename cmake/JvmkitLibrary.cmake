@@ -1,9 +1,10 @@
-# jvmkit_install_library(<target> EXPORT_NAME <name> DESCRIPTION <text>)
+# jvmkit_install_library(<target> EXPORT_NAME <name> DESCRIPTION <text> [LIBS_PRIVATE <libs...>])
 # Installs a shipped library under lib/, exports it as jvmkit::<name> in the CMake package, and
 # writes lib/pkgconfig/jvmkit-<name>.pc. Cflags name both include/ (for <jvmkit/x.h>) and
 # include/jvmkit/ (for the drop-in "native_state.h"), plus the JNI headers jvmkit was built with.
+# LIBS_PRIVATE: system libraries a static library needs at link time (pkg-config Libs.private).
 function(jvmkit_install_library target)
-  cmake_parse_arguments(ARG "" "EXPORT_NAME;DESCRIPTION" "" ${ARGN})
+  cmake_parse_arguments(ARG "" "EXPORT_NAME;DESCRIPTION" "LIBS_PRIVATE" ${ARGN})
   set_target_properties(${target} PROPERTIES EXPORT_NAME ${ARG_EXPORT_NAME})
   target_include_directories(${target} INTERFACE
     "$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>"
@@ -27,6 +28,9 @@ function(jvmkit_install_library target)
   set(libs_private "")
   if(type STREQUAL "STATIC_LIBRARY")
     set(libs_private "-lpthread -ldl -lstdc++")
+    foreach(lib IN LISTS ARG_LIBS_PRIVATE)
+      string(APPEND libs_private " -l${lib}")
+    endforeach()
   endif()
   file(GENERATE OUTPUT "${PROJECT_BINARY_DIR}/pkgconfig/jvmkit-${ARG_EXPORT_NAME}.pc" CONTENT
 "prefix=\${pcfiledir}/../..

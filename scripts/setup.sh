@@ -11,6 +11,8 @@ PACKAGES=(
   cmake g++ make pkg-config git
   libgtest-dev libgmock-dev googletest libbenchmark-dev zlib1g-dev
   openjdk-17-jdk-headless
+  libelf-dev libdw-dev  # native frames: ELF headers and DWARF call-frame information (elfutils)
+  elfutils  # native-frame tests: eu-stack and eu-readelf as references
   chromium golang-go  # profiler tests: the HTML flame graph in headless Chromium, pprof with go tool pprof
   golang-google-protobuf-dev  # profiler tests: the pprof output decoded by protobuf-go (strict UTF-8)
   clang-format python3-clang-14  # house rules: the formatting check and the signal-safety check

@@ -3,14 +3,15 @@
 // bytes and loads within the bounds given; learn_native_text runs off the signal path.
 #include "stack_walk/signal/x64/native_text.hpp"
 
-#include <link.h>
 #include <ucontext.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstring>
+#include <string>
 
 #include "base/debug_check.hpp"
+#include "native/loaded_objects.hpp"
 
 namespace jvmkit::walk {
 
@@ -25,26 +26,25 @@ struct NativeText {
 };
 constinit NativeText g_native_text;
 
-int collect_text(struct dl_phdr_info* info, size_t, void*) {
-  const char* name = info->dlpi_name != nullptr ? info->dlpi_name : "";
-  if (std::strstr(name, "libjvm.so") == nullptr && std::strstr(name, "libc.so") == nullptr) return 0;
-  for (int i = 0; i < info->dlpi_phnum; i++) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
-    const int n = g_native_text.count.load(std::memory_order_relaxed);
-    if (n >= 8) return 1;
-    g_native_text.start[n] = info->dlpi_addr + ph.p_vaddr;
-    g_native_text.end[n] = info->dlpi_addr + ph.p_vaddr + ph.p_memsz;
-    g_native_text.count.store(n + 1, std::memory_order_release);
-  }
-  return 0;
+bool is_jvm_or_libc(const native::LoadedObject& object) {
+  const std::string name = native::base_name(object.path);
+  return name == "libjvm.so" || name.starts_with("libc.so");
 }
 
 }  // namespace
 
 void learn_native_text() {
   if (g_native_text.count.load(std::memory_order_acquire) != 0) return;  // learnt once per process
-  dl_iterate_phdr(collect_text, nullptr);
+  for (const native::LoadedObject& object : native::loaded_objects()) {
+    if (!is_jvm_or_libc(object)) continue;
+    for (const native::AddressRange& range : object.text) {
+      const int n = g_native_text.count.load(std::memory_order_relaxed);
+      if (n >= 8) return;
+      g_native_text.start[n] = range.start;
+      g_native_text.end[n] = range.end;
+      g_native_text.count.store(n + 1, std::memory_order_release);
+    }
+  }
 }
 
 JVMKIT_SIGNAL_SAFE bool in_native_text(uintptr_t pc, CodeRange* out) noexcept {
