@@ -24,10 +24,10 @@ struct LoadedObject {
   // program, "[vdso]" for the vDSO, else the loader's name (absolute for libraries found by
   // search, as given for dlopen with a path).
   std::string path;
-  uintptr_t bias = 0;                // dlpi_addr: addresses in the ELF file + bias = in memory
-  std::vector<AddressRange> text;    // the executable PT_LOAD segments, absolute
-  std::vector<uint8_t> build_id;     // the NT_GNU_BUILD_ID note of the image in memory; empty if none
-  uintptr_t eh_frame_hdr = 0;        // absolute address of PT_GNU_EH_FRAME, 0 if none
+  uintptr_t bias = 0;              // dlpi_addr: addresses in the ELF file + bias = in memory
+  std::vector<AddressRange> text;  // the executable PT_LOAD segments, absolute
+  std::vector<uint8_t> build_id;   // the NT_GNU_BUILD_ID note of the image in memory; empty if none
+  uintptr_t eh_frame_hdr = 0;      // absolute address of PT_GNU_EH_FRAME, 0 if none
   bool is_vdso = false;
   bool is_main_program = false;
 
