@@ -73,6 +73,8 @@ SAFE_LIBRARY_CALLS = {
     # The public stack-walk API documents RequestStackTrace(thread = NULL) as async-signal-safe; a
     # marked caller passes NULL (an agent's handler asking for the current thread).
     "RequestStackTrace",
+    # Compiler builtins that read the current frame's registers (no call at all).
+    "__builtin_frame_address", "__builtin_return_address",
 }
 
 # Calls that a marked function makes only on a path that never runs in signal context, with the
@@ -82,6 +84,10 @@ OUTSIDE_SIGNAL_CONTEXT = {
         "only for a thread other than the current one (thread != NULL), which the API does not "
         "allow in a signal handler",
     ("RequestStackTrace", "jvmkit::walk::Library::request_thread"):
+        "the same: thread != NULL",
+    ("JvmkitRequestStackTraceNative", "jvmkit::walk::Library::instance"):
+        "as RequestStackTrace: only for thread != NULL",
+    ("JvmkitRequestStackTraceNative", "jvmkit::walk::Library::request_thread"):
         "the same: thread != NULL",
 }
 
@@ -266,7 +272,13 @@ def analyse(job):
             name = qualified_name(callee)
             if (qualified_name(c), name) in OUTSIDE_SIGNAL_CONTEXT:
                 continue
-            if in_project(callee):
+            if name.startswith("__builtin_"):
+                # Compiler builtins have no declaration of their own (libclang places them at the call).
+                if library_call_is_safe(name):
+                    continue
+                message = (f"{at}: {qualified_name(c)} (marked, {where}) calls {name}, "
+                           "which is not on the list of signal-safe library calls")
+            elif in_project(callee):
                 if callee.is_default_method():
                     continue  # compiler-generated
                 message = f"{at}: {qualified_name(c)} (marked, {where}) calls {name}, which is not marked"

@@ -55,7 +55,13 @@ typedef enum {
   JVMTI_FRAME_INTERPRETER = 0, /* executed by the bytecode interpreter */
   JVMTI_FRAME_JIT = 1,         /* a JIT-compiled (C1/C2) physical frame */
   JVMTI_FRAME_INLINE = 2,      /* a method inlined into the JIT-compiled frame reported after it */
-  JVMTI_FRAME_NATIVE = 3       /* a Java method declared native */
+  JVMTI_FRAME_NATIVE = 3,      /* a Java method declared native */
+  /* jvmkit's native-frames extension (jvmkit/stack_walk_native.h): only ever passed in a
+   * jvmkitNativeFrame, never to stackFrame. */
+  JVMKIT_FRAME_NATIVE_CODE = 0x1000, /* C/C++ of a loaded object other than libjvm */
+  JVMKIT_FRAME_JVM = 0x1001,         /* libjvm's C++ code, and HotSpot's stubs in the code cache */
+  JVMKIT_FRAME_KERNEL = 0x1002,      /* kernel code, from a call chain the request passed */
+  JVMKIT_FRAME_MARKER = 0x1003       /* not a frame: a native part ends here, short of what lies below */
 } jvmtiFrameType;
 
 /* Called once at the start of a trace, before its frames.

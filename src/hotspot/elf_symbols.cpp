@@ -1,14 +1,14 @@
 #include "hotspot/elf_symbols.hpp"
 
-#include <elf.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <link.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace jvmkit::elf {
 namespace {
@@ -38,44 +38,45 @@ int visit(struct dl_phdr_info* info, size_t, void* data) {
   return 1;
 }
 
-// A read-only mapping of a whole file, unmapped when it goes out of scope.
-class MappedFile {
+// An ELF file opened for reading with libelf, closed (handle and descriptor) when it goes out of
+// scope.
+class ElfFile {
  public:
-  explicit MappedFile(const std::string& path) {
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && st.st_size > 0) {
-      void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p != MAP_FAILED) {
-        data_ = static_cast<const uint8_t*>(p);
-        size_ = static_cast<size_t>(st.st_size);
-      }
-    }
-    close(fd);
+  explicit ElfFile(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+    if (fd_ < 0) return;
+    // libelf's version handshake must precede elf_begin; repeating it is harmless.
+    if (elf_version(EV_CURRENT) != EV_NONE) elf_ = elf_begin(fd_, ELF_C_READ_MMAP, nullptr);
   }
-  ~MappedFile() {
-    if (data_ != nullptr) munmap(const_cast<uint8_t*>(data_), size_);
+  ~ElfFile() {
+    if (elf_ != nullptr) elf_end(elf_);
+    if (fd_ >= 0) close(fd_);
   }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
+  ElfFile(const ElfFile&) = delete;
+  ElfFile& operator=(const ElfFile&) = delete;
 
-  // The `count` records of type T at `offset`, or nullptr when they do not fit in the file.
-  template <typename T>
-  const T* records(uint64_t offset, uint64_t count) const {
-    if (data_ == nullptr || offset > size_ || count > (size_ - offset) / sizeof(T)) return nullptr;
-    return reinterpret_cast<const T*>(data_ + offset);
-  }
-  bool open_ok() const { return data_ != nullptr; }
+  bool opened() const { return fd_ >= 0; }
+  Elf* get() const { return elf_; }
 
  private:
-  const uint8_t* data_ = nullptr;
-  size_t size_ = 0;
+  int fd_;
+  Elf* elf_ = nullptr;
 };
 
-bool is_elf64_x86_64(const ElfW(Ehdr) * eh) {
-  return eh != nullptr && std::memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-         eh->e_shentsize == sizeof(ElfW(Shdr));
+bool is_elf64(Elf* elf) { return elf != nullptr && elf_kind(elf) == ELF_K_ELF && gelf_getclass(elf) == ELFCLASS64; }
+
+// The defined STT_OBJECT symbol NAME in the symbol table SECTION, or nothing.
+std::optional<GElf_Sym> find_in_table(Elf* elf, Elf_Scn* section, const GElf_Shdr& header, const char* name) {
+  Elf_Data* data = elf_getdata(section, nullptr);
+  if (data == nullptr || header.sh_entsize == 0) return std::nullopt;
+  const size_t count = header.sh_size / header.sh_entsize;
+  for (size_t i = 0; i < count; i++) {
+    GElf_Sym sym;
+    if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr) break;
+    if (GELF_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF) continue;
+    const char* sym_name = elf_strptr(elf, header.sh_link, sym.st_name);
+    if (sym_name != nullptr && std::strcmp(sym_name, name) == 0) return sym;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -87,41 +88,27 @@ std::optional<LoadedObject> object_containing(const void* address) {
 }
 
 std::optional<uintptr_t> find_data_symbol(const LoadedObject& object, const char* name, std::string* why) {
-  MappedFile file(object.path);
-  if (!file.open_ok()) {
+  ElfFile file(object.path);
+  if (!file.opened()) {
     *why = "cannot read " + object.path;
     return std::nullopt;
   }
-  const auto* eh = file.records<ElfW(Ehdr)>(0, 1);
-  if (!is_elf64_x86_64(eh)) {
+  if (!is_elf64(file.get())) {
     *why = object.path + " is not a 64-bit ELF file";
     return std::nullopt;
   }
-  const auto* sections = file.records<ElfW(Shdr)>(eh->e_shoff, eh->e_shnum);
-  if (sections == nullptr) {
-    *why = object.path + ": section headers out of the file";
-    return std::nullopt;
-  }
-  for (size_t i = 0; i < eh->e_shnum; i++) {
-    const ElfW(Shdr)& symtab = sections[i];
-    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_link >= eh->e_shnum) continue;
-    const ElfW(Shdr)& strtab = sections[symtab.sh_link];
-    const auto* symbols = file.records<ElfW(Sym)>(symtab.sh_offset, symtab.sh_size / sizeof(ElfW(Sym)));
-    const auto* strings = file.records<char>(strtab.sh_offset, strtab.sh_size);
-    if (symbols == nullptr || strings == nullptr) continue;
-    const size_t name_length = std::strlen(name);
-    for (size_t s = 0; s < symtab.sh_size / sizeof(ElfW(Sym)); s++) {
-      const ElfW(Sym)& sym = symbols[s];
-      if (ELF64_ST_TYPE(sym.st_info) != STT_OBJECT || sym.st_shndx == SHN_UNDEF) continue;
-      if (sym.st_name >= strtab.sh_size || strtab.sh_size - sym.st_name <= name_length) continue;
-      if (std::memcmp(strings + sym.st_name, name, name_length + 1) != 0) continue;
-      const uintptr_t address = object.bias + sym.st_value;
-      if (!object.contains(address, sym.st_size)) {
-        *why = std::string(name) + " lies outside " + object.path + "'s segments";
-        return std::nullopt;
-      }
-      return address;
+  Elf_Scn* section = nullptr;
+  while ((section = elf_nextscn(file.get(), section)) != nullptr) {
+    GElf_Shdr header;
+    if (gelf_getshdr(section, &header) == nullptr || header.sh_type != SHT_SYMTAB) continue;
+    const std::optional<GElf_Sym> sym = find_in_table(file.get(), section, header, name);
+    if (!sym) continue;
+    const uintptr_t address = object.bias + sym->st_value;
+    if (!object.contains(address, sym->st_size)) {
+      *why = std::string(name) + " lies outside " + object.path + "'s segments";
+      return std::nullopt;
     }
+    return address;
   }
   *why = object.path + " has no symbol table entry for " + name + " (stripped?)";
   return std::nullopt;

@@ -222,4 +222,17 @@ Attachment current_thread_attachment() noexcept {
                                                                          : Attachment::kDetached;
 }
 
+StackRange current_hotspot_thread_stack(const JavaThreadLayout& layout) noexcept {
+  const long key = g_thread_key.load(std::memory_order_acquire);
+  if (key < 0) return {};
+  const auto* thread = static_cast<const char*>(pthread_getspecific(static_cast<pthread_key_t>(key)));
+  if (thread == nullptr) return {};
+  // _stack_base and _stack_size are fields of Thread, JavaThread's base class: the same offsets.
+  uintptr_t base, size;
+  std::memcpy(&base, thread + layout.stack_base, sizeof(base));
+  std::memcpy(&size, thread + layout.stack_size, sizeof(size));
+  if (size == 0 || size > base) return {};
+  return {base - size, base};
+}
+
 }  // namespace jvmkit::hotspot

@@ -148,4 +148,10 @@ bool learn_thread_key(JNIEnv* env, std::string* why = nullptr);
 // SIGNAL SAFE. See Attachment.
 JVMKIT_SIGNAL_SAFE Attachment current_thread_attachment() noexcept;
 
+// SIGNAL SAFE. The current thread's stack as HotSpot's Thread records it, found through the
+// thread key: for HotSpot's threads without a JNIEnv (GC workers, the VM thread), with LAYOUT's
+// offsets (Thread's own fields). Empty when the key is unknown, the thread is not HotSpot's, or
+// the Thread has no stack recorded yet.
+JVMKIT_SIGNAL_SAFE StackRange current_hotspot_thread_stack(const JavaThreadLayout& layout) noexcept;
+
 }  // namespace jvmkit::hotspot

@@ -57,11 +57,14 @@ void Deliverer::prepare(jint max_frames) {
   frame_buffer_.shrink_to_fit();
   type_buffer_.resize(static_cast<size_t>(max_frames));
   type_buffer_.shrink_to_fit();
+  native_.reset();
 }
 
 void Deliverer::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
   outcomes_ = 0;
   begun_ = false;
+  trace_thread_ = TraceThread{request.native.tid, request.jni != nullptr};
+  if (request.native.requested) set_current_trace_thread(&trace_thread_);
   switch (request.kind) {
     case RequestKind::kCaptured:
       deliver_captured(jni, request, ticket);
@@ -83,6 +86,7 @@ void Deliverer::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
   }
   // Every accepted request ends in exactly one outcome (docs/design.md).
   JVMKIT_DCHECK(outcomes_ == 1);
+  set_current_trace_thread(nullptr);
   clear_exception(jni);
 }
 
@@ -127,7 +131,13 @@ void Deliverer::fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFa
 
 void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket) {
   bool rooted = false;
-  jobject thread_ref = resolve_thread(jni, request.jni, ticket, &rooted);
+  // HotSpot's own threads without a JNIEnv (native requests only) have no Thread object to find.
+  jobject thread_ref = request.jni != nullptr ? resolve_thread(jni, request.jni, ticket, &rooted) : nullptr;
+  trace_thread_.java_thread = thread_ref != nullptr;
+  if (NativeDelivery::native_only_trace(request)) {
+    deliver_native_only(jni, request, thread_ref);
+    return;
+  }
   if (request.num_frames <= 0) {
     fail(jni, request, thread_ref, failure_from_asgct(request.num_frames));
     return;
@@ -195,7 +205,8 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // And where nothing proves the trace whole (see check_complete).
   const bool biased = request.coarse_top || request.at_call || unproven;
   begin_trace(cb, thread, biased, depth.truncated, request.user_data);
-  for (jint i = 0; i < count; i++) {
+  const bool go_on = !request.native.requested || native_.emit_top(request, true);
+  for (jint i = 0; go_on && i < count; i++) {
     const hotspot::AsgctFrame& frame = request.frames[i];
     bool native_marker = frame.lineno == hotspot::kAsgctNativeBci;
     jvmtiFrameType type = static_cast<jvmtiFrameType>(types[i]);
@@ -288,7 +299,9 @@ void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
   begin_trace(cb, thread, true, depth.truncated, request.user_data, request.kind == RequestKind::kCurrentBiased);
-  for (jint i = 0; i < count; i++) {
+  // Native frames of another moment are unknown: the Java frames are the thread's at delivery.
+  const bool go_on = !request.native.requested || native_.emit_marker(request, JVMKIT_NATIVE_END_NOT_CAPTURED);
+  for (jint i = 0; go_on && i < count; i++) {
     const jvmtiFrameInfo& frame = frame_buffer_[i];
     jvmtiFrameType type = frame_types_.type_of(jvmti(), frame.method, false);
     if (cb.stackFrame(type, frame.method, frame.location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
@@ -296,6 +309,22 @@ void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref
   end_trace(cb, thread, request.user_data);
   jni->PopLocalFrame(nullptr);
   counters().count_delivered(true, depth.truncated);
+}
+
+void Deliverer::deliver_native_only(JNIEnv* jni, Request& request, jobject thread_ref) {
+  if (jni->PushLocalFrame(8) != JNI_OK) {
+    clear_exception(jni);
+    fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
+    return;
+  }
+  jthread thread = thread_ref != nullptr ? jni->NewLocalRef(thread_ref) : nullptr;
+  // biased describes the Java part: exact for a thread that has none (it reached its first frame).
+  const bool biased = NativeDelivery::native_only_end(request) != JVMKIT_NATIVE_END_REASON_COUNT;
+  begin_trace(request.callbacks, thread, biased, false, request.user_data);
+  native_.emit_top(request, false);
+  end_trace(request.callbacks, thread, request.user_data);
+  jni->PopLocalFrame(nullptr);
+  counters().count_delivered(biased, false);
 }
 
 jobject Deliverer::resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted) {

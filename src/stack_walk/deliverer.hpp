@@ -22,6 +22,7 @@
 
 #include "stack_walk/depth.hpp"
 #include "stack_walk/fallback_frame_types.hpp"
+#include "stack_walk/native/native_delivery.hpp"
 #include "stack_walk/own_env.hpp"
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/thread_registry.hpp"
@@ -63,6 +64,8 @@ class Deliverer {
  private:
   jvmtiEnv* jvmti() const { return env_.get(); }
   void deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket);
+  // A native request whose trace is its native part alone (NativeDelivery::native_only_trace).
+  void deliver_native_only(JNIEnv* jni, Request& request, jobject thread_ref);
   void deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref);
   void fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason);
   // The thread of a captured request; ROOTED (optional) receives its ThreadRegistry "rooted" mark.
@@ -98,6 +101,8 @@ class Deliverer {
   std::vector<jvmtiFrameInfo> frame_buffer_;  // max_frames_ + 1: GetStackTrace's frames
   std::vector<int> type_buffer_;
   Stats stats_;
+  NativeDelivery native_;
+  TraceThread trace_thread_;  // JvmkitCurrentTraceThread's answer for the request being delivered
   // The request being delivered: outcomes given so far, and whether its trace has begun.
   int outcomes_ = 0;
   bool begun_ = false;

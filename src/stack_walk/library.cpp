@@ -10,8 +10,8 @@ Library& Library::instance() {
 }
 
 jvmtiError Library::request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks,
-                                   void* user_data) {
-  return request_other_thread(env_, thread, ucontext, callbacks, user_data);
+                                   void* user_data, const NativeAsk* native) {
+  return request_other_thread(env_, thread, ucontext, callbacks, user_data, native);
 }
 
 }  // namespace jvmkit::walk

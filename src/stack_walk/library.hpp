@@ -24,6 +24,7 @@
 #include "stack_walk/fallback_frame_types.hpp"
 #include "stack_walk/own_env.hpp"
 #include "stack_walk/session.hpp"
+#include "stack_walk/signal/native_capture.hpp"
 #include "stack_walk/thread_registry.hpp"
 
 namespace jvmkit::walk {
@@ -37,7 +38,9 @@ class Library {
   jvmtiError disable(jvmtiEnv* caller_env) { return session_.disable(caller_env); }
   void set_java_vm(JavaVM* vm) { session_.set_java_vm(vm); }
   jvmtiError set_max_frames(jint max_frames) { return session_.set_max_frames(max_frames); }
-  jvmtiError request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data);
+  jvmtiError request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data,
+                            const NativeAsk* native = nullptr);
+  jvmtiError set_native_frames(jint mode) { return session_.set_native_frames(mode); }
 
   // For the own environment's event callbacks.
   Session& session() { return session_; }

@@ -2,6 +2,7 @@
 
 #include "stack_walk/counters.hpp"
 #include "stack_walk/signal/capture.hpp"
+#include "stack_walk/signal/native_capture.hpp"
 
 namespace jvmkit::walk {
 
@@ -16,12 +17,15 @@ jvmtiError reject(CaptureState& state, jvmkitRejectReason reason, jvmtiError err
 }  // namespace
 
 jvmtiError request_other_thread(const OwnEnv& env, jthread thread, void* ucontext,
-                                const jvmtiStackTraceCallbacks& callbacks, void* user_data) {
-  if (thread == nullptr) return request_current_thread(ucontext, callbacks, user_data);
+                                const jvmtiStackTraceCallbacks& callbacks, void* user_data, const NativeAsk* native) {
+  if (thread == nullptr) return request_current_thread(ucontext, callbacks, user_data, native);
   CaptureState& state = capture_state();
   if (!enter_gate(state)) {
     counters().count_rejected(JVMKIT_REJECT_NOT_ENABLED);
     return JVMTI_ERROR_NOT_AVAILABLE;
+  }
+  if (native != nullptr && state.native_tables.load(std::memory_order_acquire) == nullptr) {
+    return reject(state, JVMKIT_REJECT_NOT_ENABLED, JVMTI_ERROR_NOT_AVAILABLE);
   }
   JNIEnv* jni = current_jni(state.vm.load(std::memory_order_acquire));
   if (jni == nullptr) return reject(state, JVMKIT_REJECT_UNATTACHED_THREAD, JVMTI_ERROR_UNATTACHED_THREAD);
@@ -38,7 +42,7 @@ jvmtiError request_other_thread(const OwnEnv& env, jthread thread, void* ucontex
   if (self != nullptr) jni->DeleteLocalRef(self);
   if (is_self) {
     leave_gate(state);
-    return request_current_thread(ucontext, callbacks, user_data);
+    return request_current_thread(ucontext, callbacks, user_data, native);
   }
   RequestPool::Producer* pool = state.pool.load(std::memory_order_acquire);
   uint32_t index = 0;
@@ -48,6 +52,10 @@ jvmtiError request_other_thread(const OwnEnv& env, jthread thread, void* ucontex
   if (request->target == nullptr) {
     pool->abandon(index);
     return reject(state, JVMKIT_REJECT_POOL_FULL, JVMTI_ERROR_OUT_OF_MEMORY);
+  }
+  if (native != nullptr) {
+    request->native.requested = true;  // not captured: its trace starts with a not_captured marker
+    request->native.callback = native->callback;
   }
   counters().count_accepted();
   pool->publish(index);

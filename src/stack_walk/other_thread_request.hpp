@@ -8,12 +8,16 @@
 #include <jvmti.h>
 
 #include "stack_walk/own_env.hpp"
+#include "stack_walk/signal/native_capture.hpp"
 
 namespace jvmkit::walk {
 
 // THREAD == nullptr, or the calling thread itself, takes the current thread's path (with
 // UCONTEXT). ENV is read only once past the request gate.
+// NATIVE: a JvmkitRequestStackTraceNative request (its trace gets a not_captured marker when the
+// thread is another one).
 jvmtiError request_other_thread(const OwnEnv& env, jthread thread, void* ucontext,
-                                const jvmtiStackTraceCallbacks& callbacks, void* user_data);
+                                const jvmtiStackTraceCallbacks& callbacks, void* user_data,
+                                const NativeAsk* native = nullptr);
 
 }  // namespace jvmkit::walk

@@ -30,6 +30,7 @@
 #include "hotspot/asgct.hpp"
 #include "stack_walk/completeness.hpp"
 #include "stack_walk/depth.hpp"
+#include "stack_walk/native/native_part.hpp"
 #include "stack_walk/physical_frame.hpp"
 
 namespace jvmkit::walk {
@@ -57,6 +58,7 @@ struct Request {
   // kCaptured: the slot's capture_depth() frames in the pool's storage, set once by the pool. The
   // capture writes up to capture_depth() of them (num_frames); a trace delivers at most max_frames().
   hotspot::AsgctFrame* frames = nullptr;
+  NativePart native;  // a request for native frames; its pcs belong to the slot
 
   // Gives every field but the two frame arrays (physical, and frames, whose pointer belongs to the
   // slot) its starting value, so that nothing of the slot's previous request survives into this one
@@ -76,14 +78,16 @@ struct Request {
     coarse_top = false;
     completeness = Completeness::kUnchecked;
     physical_count = 0;
+    native.begin();
   }
 };
 
 class RequestPool {
  public:
-  // SLOTS requests, whose traces hold up to MAX_FRAMES frames (valid_stack_depth). The frames'
-  // mapping may fail: then allocated() is false and the pool must not be used.
-  RequestPool(uint32_t slots, jint max_frames);
+  // SLOTS requests, whose traces hold up to MAX_FRAMES frames (valid_stack_depth), and with
+  // NATIVE_FRAMES, kMaxNativeFrames native PCs each (a second mapping, only for sessions with native
+  // frames). A mapping may fail: then allocated() is false and the pool must not be used.
+  RequestPool(uint32_t slots, jint max_frames, bool native_frames = false);
   ~RequestPool();
   RequestPool(const RequestPool&) = delete;
   RequestPool& operator=(const RequestPool&) = delete;
@@ -184,6 +188,8 @@ class RequestPool {
   std::unique_ptr<Request[]> slots_;
   hotspot::AsgctFrame* frames_ = nullptr;  // slots_count_ * capture_depth() frames, mapped
   size_t frames_bytes_ = 0;
+  uintptr_t* native_pcs_ = nullptr;  // slots_count_ * kMaxNativeFrames, mapped for native sessions
+  size_t native_bytes_ = 0;
   // A stack, not a ring: releasing a slot must never fail while a preempted handler is still
   // inside its pop (concurrent/index_stack.hpp), or the slot would be lost and the pool would shrink.
   IndexStack free_;

@@ -45,7 +45,7 @@ jvmtiError Session::enable(jvmtiEnv* caller_env) {
   JNIEnv* jni = nullptr;
   if (phase == JVMTI_PHASE_LIVE && (jni = current_jni(vm)) == nullptr) return JVMTI_ERROR_UNATTACHED_THREAD;
   // The session's request pool, sized for its depth limit (depth.hpp), before anything is set up.
-  auto pool = std::make_unique<RequestPool>(pool_slots_for(max_frames_), max_frames_);
+  auto pool = std::make_unique<RequestPool>(pool_slots_for(max_frames_), max_frames_, native_mode_ != 0);
   if (!pool->allocated()) {
     std::fprintf(stderr, "jvmkit: EnableRequestStackTrace: cannot map the request pool (%u slots of %d frames)\n",
                  pool_slots_for(max_frames_), max_frames_ + 1);
@@ -78,6 +78,16 @@ jvmtiError Session::enable(jvmtiEnv* caller_env) {
   return JVMTI_ERROR_NONE;
 }
 
+jvmtiError Session::set_native_frames(jint mode) {
+  if (mode != JVMKIT_NATIVE_OFF && mode != JVMKIT_NATIVE_ON && mode != (JVMKIT_NATIVE_ON | JVMKIT_NATIVE_WAIT)) {
+    return JVMTI_ERROR_ILLEGAL_ARGUMENT;
+  }
+  std::unique_lock<std::mutex> lock(lifecycle_, std::try_to_lock);  // as set_max_frames
+  if (!lock.owns_lock() || enabled_) return JVMTI_ERROR_WRONG_PHASE;
+  native_mode_ = mode;
+  return JVMTI_ERROR_NONE;
+}
+
 jvmtiError Session::set_max_frames(jint max_frames) {
   if (!valid_stack_depth(max_frames)) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
   // Not waiting for the lock: Enable and Disable hold it while the walker changes state (Disable
@@ -102,6 +112,10 @@ void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::uniqu
   state.asgct.store(asgct, std::memory_order_release);
   state.pool.store(&pool_->producer(), std::memory_order_release);
   state.code_map.store(&code_map_.cell(), std::memory_order_release);
+  if (native_mode_ != 0) {
+    native_tables_.start((native_mode_ & JVMKIT_NATIVE_WAIT) != 0);
+    state.native_tables.store(native_tables_.cell(), std::memory_order_release);
+  }
   state.open.store(true, std::memory_order_seq_cst);
   enabled_ = true;
 }
@@ -217,9 +231,16 @@ void Session::teardown(bool dead) {
   }
   env_offset_.reset();
   frame_types_.clear();
-  // The gate is closed and empty: no capture reads the code map any more.
+  // The gate is closed and empty: no capture reads the code map or the native tables any more, and
+  // every request was delivered (the delivery thread read the tables for names).
   state.code_map.store(nullptr, std::memory_order_seq_cst);
   code_map_.clear();
+  state.native_tables.store(nullptr, std::memory_order_seq_cst);
+  if (dead) {
+    native_tables_.stop();  // the process is exiting; the watcher's tables may stay
+  } else {
+    native_tables_.release();
+  }
   enabled_ = false;
 }
 

@@ -19,6 +19,7 @@
 #include "stack_walk/delivery_thread.hpp"
 #include "stack_walk/depth.hpp"
 #include "stack_walk/fallback_frame_types.hpp"
+#include "stack_walk/native/native_tables.hpp"
 #include "stack_walk/own_env.hpp"
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/thread_registry.hpp"
@@ -45,6 +46,9 @@ class Session {
   // JvmkitSetMaxStackDepth: the depth limit of the sessions Enable starts from now on.
   // JVMTI_ERROR_ILLEGAL_ARGUMENT out of range (depth.hpp), JVMTI_ERROR_WRONG_PHASE while enabled.
   jvmtiError set_max_frames(jint max_frames);
+  // JvmkitSetNativeFrames: whether the sessions Enable starts from now on prepare native frames.
+  // JVMTI_ERROR_ILLEGAL_ARGUMENT for an unknown mode, JVMTI_ERROR_WRONG_PHASE while enabled.
+  jvmtiError set_native_frames(jint mode);
 
   // Events of jvmkit's own environment (Enable in Agent_OnLoad).
   void on_vm_start(jvmtiEnv* jvmti, JNIEnv* jni);
@@ -74,6 +78,8 @@ class Session {
   bool enabled_ = false;
   std::atomic<JavaVM*> given_vm_{nullptr};  // from JvmkitSetJavaVM
   jint max_frames_ = kDefaultStackDepth;    // from JvmkitSetMaxStackDepth (lifecycle_ held)
+  jint native_mode_ = 0;                    // from JvmkitSetNativeFrames (lifecycle_ held)
+  NativeTables native_tables_;              // a session with native frames: read through capture_state()
   std::unique_ptr<RequestPool> pool_;
   std::atomic<bool> completer_stop_{false};
   std::atomic<bool> completer_running_{false};

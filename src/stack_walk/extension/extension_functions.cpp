@@ -1,6 +1,7 @@
 #include "stack_walk/extension/extension_functions.hpp"
 
 #include <jvmkit/stack_walk.h>
+#include <jvmkit/stack_walk_native.h>
 
 #include <algorithm>
 #include <array>
@@ -37,6 +38,13 @@ jvmtiError JNICALL get_current_trace_served_later(jvmtiEnv*, jboolean* served_la
   *served_later = JvmkitCurrentTraceServedLater();
   return JVMTI_ERROR_NONE;
 }
+jvmtiError JNICALL set_native_frames(jvmtiEnv*, jint mode) { return JvmkitSetNativeFrames(mode); }
+jvmtiError JNICALL get_current_trace_thread(jvmtiEnv*, jvmkitTraceThread* thread) {
+  return JvmkitCurrentTraceThread(thread);
+}
+jvmtiError JNICALL get_native_counters(jvmtiEnv*, jvmkitNativeCounters* counters) {
+  return JvmkitGetNativeCounters(counters);
+}
 
 // ---- What GetExtensionFunctions reports about each function (jvmtiExtensionFunctionInfo). ----
 
@@ -62,8 +70,8 @@ jvmtiExtensionFunction as_extension(F f) {
 
 // JVMTI's parameter types have no struct passed by value: RequestStackTrace's callbacks are listed
 // as kind IN of type CVOID, and the description gives the C prototype to cast the pointer to.
-const std::array<Function, 10>& functions() {
-  static const std::array<Function, 10> table = {{
+const std::array<Function, 14>& functions() {
+  static const std::array<Function, 14> table = {{
       {as_extension(&RequestStackTrace),
        "com.sun.hotspot.functions.RequestStackTrace",
        "jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
@@ -128,6 +136,36 @@ const std::array<Function, 10>& functions() {
        "jvmtiError GetCurrentTraceServedLater(jvmtiEnv* env, jboolean* served_later): JvmkitCurrentTraceServedLater "
        "(jvmkit/stack_walk.h), for use inside the callbacks of a trace.",
        {{"served_later", JVMTI_KIND_OUT, JVMTI_TYPE_JBOOLEAN, false}},
+       {}},
+      {as_extension(&JvmkitRequestStackTraceNative),
+       "jvmkit.functions.RequestStackTraceNative",
+       "jvmtiError RequestStackTraceNative(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
+       "callbacks, const jvmkitNativeRequest* native, void* user_data): JvmkitRequestStackTraceNative "
+       "(jvmkit/stack_walk_native.h), RequestStackTrace with native frames (callbacks by value). "
+       "Async-signal-safe for the current thread.",
+       {{"thread", JVMTI_KIND_IN_PTR, JVMTI_TYPE_JTHREAD, true},
+        {"ucontext", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID, true},
+        {"callbacks", JVMTI_KIND_IN, JVMTI_TYPE_CVOID, false},
+        {"native", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID, false},
+        {"user_data", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID, true}},
+       {JVMTI_ERROR_INVALID_THREAD, JVMTI_ERROR_NOT_AVAILABLE, JVMTI_ERROR_ILLEGAL_ARGUMENT}},
+      {as_extension(&set_native_frames),
+       "jvmkit.functions.SetNativeFrames",
+       "jvmtiError SetNativeFrames(jvmtiEnv* env, jint mode): JvmkitSetNativeFrames (jvmkit/stack_walk_native.h), "
+       "JVMKIT_NATIVE_OFF (0), JVMKIT_NATIVE_ON (1), or ON|WAIT (3), before Enable.",
+       {{"mode", JVMTI_KIND_IN, JVMTI_TYPE_JINT, false}},
+       {JVMTI_ERROR_ILLEGAL_ARGUMENT}},
+      {as_extension(&get_current_trace_thread),
+       "jvmkit.functions.GetCurrentTraceThread",
+       "jvmtiError GetCurrentTraceThread(jvmtiEnv* env, jvmkitTraceThread* thread): JvmkitCurrentTraceThread "
+       "(jvmkit/stack_walk_native.h), inside the callbacks of a native request.",
+       {{"thread", JVMTI_KIND_OUT_BUF, JVMTI_TYPE_CVOID, false}},
+       {JVMTI_ERROR_NOT_AVAILABLE}},
+      {as_extension(&get_native_counters),
+       "jvmkit.functions.GetNativeCounters",
+       "jvmtiError GetNativeCounters(jvmtiEnv* env, jvmkitNativeCounters* counters): JvmkitGetNativeCounters "
+       "(jvmkit/stack_walk_native.h).",
+       {{"counters", JVMTI_KIND_OUT_BUF, JVMTI_TYPE_CVOID, false}},
        {}},
   }};
   return table;

@@ -20,6 +20,7 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
 #include "stack_walk/counters.hpp"
+#include "stack_walk/signal/native_capture.hpp"
 #include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
@@ -93,7 +94,54 @@ JVMKIT_SIGNAL_SAFE jvmtiError reject(jvmkitRejectReason reason, jvmtiError error
 
 }  // namespace
 
-jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data) noexcept {
+namespace {
+
+// The Java part of a current-thread request (JNI: the thread's JNIEnv).
+JVMKIT_SIGNAL_SAFE void capture_java(const CaptureState& state, RequestPool::Producer* pool, JNIEnv* jni,
+                                     void* ucontext, Request* request) noexcept {
+  if (ucontext == nullptr) {
+    capture_without_context(state, jni, pool->capture_depth(), request);
+    return;
+  }
+  const Regs at = regs_of(static_cast<const ucontext_t*>(ucontext));
+  request->pc = at.pc;
+  request->sp = at.sp;
+  const CodeSnapshotCell* code_map = state.code_map.load(std::memory_order_acquire);
+  hotspot::AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
+  // One frame more than a trace delivers: a walk that fills them all was truncated (depth.hpp).
+  const jint depth = pool->capture_depth();
+  if (code_map != nullptr) {
+    request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, depth, *code_map,
+                                                stack_top_for(jni, request->sp), request->physical,
+                                                &request->physical_count, &request->coarse_top, &request->completeness);
+  } else {
+    hotspot::AsgctTrace trace{jni, 0, request->frames};
+    asgct(&trace, depth, ucontext);
+    request->num_frames = trace.num_frames;
+  }
+  JVMKIT_DCHECK(request->num_frames <= depth);
+  JVMKIT_DCHECK(request->physical_count >= 0 && request->physical_count <= kMaxPhysicalFrames);
+}
+
+// Why the current thread's request is refused, or JVMKIT_REJECT_REASON_COUNT when it is accepted.
+JVMKIT_SIGNAL_SAFE jvmkitRejectReason refusal(const CaptureState& state, hotspot::Attachment attachment, JNIEnv* jni,
+                                              const NativeAsk* native) noexcept {
+  // Enabled in Agent_OnLoad: requests are accepted from VMInit, where the key is learnt.
+  if (attachment == hotspot::Attachment::kUnknown) return JVMKIT_REJECT_NOT_ENABLED;
+  if (native != nullptr && state.native_tables.load(std::memory_order_acquire) == nullptr) {
+    return JVMKIT_REJECT_NOT_ENABLED;
+  }
+  // A native request also takes HotSpot's own threads (GC workers, the VM thread): no JNIEnv.
+  if (jni == nullptr && (native == nullptr || attachment != hotspot::Attachment::kAttached)) {
+    return JVMKIT_REJECT_UNATTACHED_THREAD;
+  }
+  return JVMKIT_REJECT_REASON_COUNT;
+}
+
+}  // namespace
+
+jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data,
+                                  const NativeAsk* native) noexcept {
   ErrnoGuard errno_guard;
   JVMKIT_CAPTURE_HOOK(1);
   CaptureState& state = capture_state();
@@ -110,36 +158,16 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
   RequestPool::Producer* pool = state.pool.load(std::memory_order_acquire);
   uint32_t index = 0;
   Request* request = nullptr;
-  if (attachment == hotspot::Attachment::kUnknown) {
-    // Enabled in Agent_OnLoad: requests are accepted from VMInit, where the key is learnt.
-    result = reject(JVMKIT_REJECT_NOT_ENABLED, JVMTI_ERROR_NOT_AVAILABLE);
-  } else if (jni == nullptr) {
-    result = reject(JVMKIT_REJECT_UNATTACHED_THREAD, JVMTI_ERROR_UNATTACHED_THREAD);
+  const jvmkitRejectReason refused = refusal(state, attachment, jni, native);
+  if (refused == JVMKIT_REJECT_NOT_ENABLED) {
+    result = reject(refused, JVMTI_ERROR_NOT_AVAILABLE);
+  } else if (refused == JVMKIT_REJECT_UNATTACHED_THREAD) {
+    result = reject(refused, JVMTI_ERROR_UNATTACHED_THREAD);
   } else if ((request = pool->begin(&index, RequestKind::kCaptured, callbacks, user_data, jni)) == nullptr) {
     result = reject(JVMKIT_REJECT_POOL_FULL, JVMTI_ERROR_OUT_OF_MEMORY);
   } else {
-    if (ucontext != nullptr) {
-      const Regs at = regs_of(static_cast<const ucontext_t*>(ucontext));
-      request->pc = at.pc;
-      request->sp = at.sp;
-      const CodeSnapshotCell* code_map = state.code_map.load(std::memory_order_acquire);
-      hotspot::AsgctFunction asgct = state.asgct.load(std::memory_order_relaxed);
-      // One frame more than a trace delivers: a walk that fills them all was truncated (depth.hpp).
-      const jint depth = pool->capture_depth();
-      if (code_map != nullptr) {
-        request->num_frames = capture_with_recovery(
-            asgct, jni, ucontext, request->frames, depth, *code_map, stack_top_for(jni, request->sp), request->physical,
-            &request->physical_count, &request->coarse_top, &request->completeness);
-      } else {
-        hotspot::AsgctTrace trace{jni, 0, request->frames};
-        asgct(&trace, depth, ucontext);
-        request->num_frames = trace.num_frames;
-      }
-      JVMKIT_DCHECK(request->num_frames <= depth);
-      JVMKIT_DCHECK(request->physical_count >= 0 && request->physical_count <= kMaxPhysicalFrames);
-    } else {
-      capture_without_context(state, jni, pool->capture_depth(), request);
-    }
+    if (jni != nullptr) capture_java(state, pool, jni, ucontext, request);
+    if (native != nullptr) capture_native(state, *native, jni, static_cast<const ucontext_t*>(ucontext), request);
     // Count before publishing: the delivery thread's decrement of pending must follow this.
     counters().count_accepted();
     pool->publish(index);

@@ -11,6 +11,7 @@
 #include <atomic>
 
 #include "base/signal_safe.hpp"
+#include "native/native_snapshot.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/request_pool.hpp"
 
@@ -26,6 +27,8 @@ struct CaptureState {
   std::atomic<hotspot::AsgctFunction> asgct{nullptr};
   std::atomic<const CodeSnapshotCell*> code_map{
       nullptr};  // the code map's snapshots: recovery of samples ASGCT cannot place
+  // The unwind tables of a session with native frames (JvmkitSetNativeFrames), else nullptr.
+  std::atomic<const native::NativeSnapshotCell*> native_tables{nullptr};
 };
 
 JVMKIT_SIGNAL_SAFE CaptureState& capture_state() noexcept;
@@ -56,7 +59,10 @@ JVMKIT_SIGNAL_SAFE JNIEnv* current_jni(JavaVM* vm) noexcept;
 // Without: the same from the thread's last Java frame, the stack at this call (at_call.hpp); only
 // when the thread runs Java code or that frame is not walkable does the slot record just who
 // asked, for the delivery thread to serve with GetStackTrace.
+// With NATIVE (JvmkitRequestStackTraceNative): also the native part (signal/native_capture.hpp),
+// and HotSpot's own threads without a JNIEnv are accepted (their trace is native only).
+struct NativeAsk;
 JVMKIT_SIGNAL_SAFE jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks& callbacks,
-                                                     void* user_data) noexcept;
+                                                     void* user_data, const NativeAsk* native = nullptr) noexcept;
 
 }  // namespace jvmkit::walk

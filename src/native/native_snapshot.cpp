@@ -1,0 +1,131 @@
+#include "native/native_snapshot.hpp"
+
+#include <elf.h>
+#include <link.h>
+#include <sys/auxv.h>
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "base/clock.hpp"
+
+namespace jvmkit::native {
+
+namespace {
+
+bool same_build(const PreparedObject& prepared, const LoadedObject& object) {
+  return prepared.path == object.path && prepared.bias == object.bias && prepared.build_id == object.build_id;
+}
+
+// Rows hold 32-bit offsets from the bias, so every executable byte must lie below bias + 4 GiB.
+bool text_within_offsets(const LoadedObject& object) {
+  for (const AddressRange& range : object.text) {
+    if (range.start < object.bias || range.end - object.bias > (uint64_t{1} << 32)) return false;
+  }
+  return true;
+}
+
+// The end of the vDSO's ELF image: its headers and the sections and segments they describe.
+// The kernel maps the whole image, so everything up to there is readable.
+size_t elf_image_size(const uint8_t* image) {
+  ElfW(Ehdr) ehdr;
+  std::memcpy(&ehdr, image, sizeof(ehdr));
+  if (std::memcmp(ehdr.e_ident, ELFMAG, SELFMAG) != 0) return 0;
+  size_t size = std::max<size_t>(sizeof(ehdr), ehdr.e_phoff + size_t{ehdr.e_phnum} * ehdr.e_phentsize);
+  size = std::max<size_t>(size, ehdr.e_shoff + size_t{ehdr.e_shnum} * ehdr.e_shentsize);
+  for (int i = 0; i < ehdr.e_phnum; i++) {
+    ElfW(Phdr) phdr;
+    std::memcpy(&phdr, image + ehdr.e_phoff + size_t{ehdr.e_phentsize} * i, sizeof(phdr));
+    if (phdr.p_type == PT_LOAD) size = std::max<size_t>(size, phdr.p_offset + phdr.p_filesz);
+  }
+  return size;
+}
+
+}  // namespace
+
+std::span<const uint8_t> vdso_image() {
+  const auto* image = reinterpret_cast<const uint8_t*>(getauxval(AT_SYSINFO_EHDR));
+  if (image == nullptr) return {};
+  return {image, elf_image_size(image)};
+}
+
+std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object) {
+  auto prepared = std::make_shared<PreparedObject>();
+  prepared->path = object.path;
+  prepared->bias = object.bias;
+  prepared->build_id = object.build_id;
+  prepared->text = object.text;
+  prepared->is_vdso = object.is_vdso;
+  CompiledCfi cfi;
+  if (!text_within_offsets(object)) {
+    cfi.error = CfiError::kAddressRange;
+    cfi.detail = "code 4 GiB or more above the load bias";
+  } else if (object.is_vdso) {
+    cfi = compile_cfi_image(vdso_image(), object.build_id);
+  } else {
+    cfi = compile_cfi_file(object.path, object.build_id);
+  }
+  prepared->error = cfi.error;
+  prepared->detail = std::move(cfi.detail);
+  prepared->rows = std::move(cfi.rows);
+  prepared->stats = cfi.stats;
+  return prepared;
+}
+
+NativeSnapshot::NativeSnapshot(std::vector<std::shared_ptr<const PreparedObject>> objects)
+    : objects_(std::move(objects)) {
+  for (size_t i = 0; i < objects_.size(); i++) {
+    const PreparedObject& object = *objects_[i];
+    for (const AddressRange& range : object.text) {
+      UnwindModule module;
+      module.text_start = range.start;
+      module.text_end = range.end;
+      module.bias = object.bias;
+      module.prepared = object.prepared();
+      module.rows = object.prepared() ? object.rows.data() : nullptr;
+      module.row_count = object.prepared() ? static_cast<uint32_t>(object.rows.size()) : 0;
+      module.object = static_cast<uint32_t>(i);
+      modules_.push_back(module);
+    }
+  }
+  std::sort(modules_.begin(), modules_.end(),
+            [](const UnwindModule& a, const UnwindModule& b) { return a.text_start < b.text_start; });
+  // The loader never maps two objects' code over each other; if a list ever said so, the later
+  // segment is dropped, so that the search's answer stays unique.
+  std::vector<UnwindModule> disjoint;
+  for (const UnwindModule& module : modules_) {
+    if (disjoint.empty() || module.text_start >= disjoint.back().text_end) disjoint.push_back(module);
+  }
+  modules_ = std::move(disjoint);
+}
+
+PrepareSummary NativePreparer::update(const std::vector<LoadedObject>& objects) {
+  const int64_t begin = monotonic_ns();
+  PrepareSummary summary;
+  const std::vector<std::shared_ptr<const PreparedObject>> none;
+  const NativeSnapshot* previous = cell_.current();
+  const auto& before = previous != nullptr ? previous->objects() : none;
+  std::vector<std::shared_ptr<const PreparedObject>> next;
+  for (const LoadedObject& object : objects) {
+    const auto known =
+        std::find_if(before.begin(), before.end(), [&](const auto& p) { return same_build(*p, object); });
+    if (known != before.end()) {
+      next.push_back(*known);
+      summary.reused++;
+      continue;
+    }
+    next.push_back(prepare_object(object));
+    (next.back()->prepared() ? summary.prepared : summary.failed)++;
+  }
+  for (const auto& old : before) {
+    const bool kept = std::find(next.begin(), next.end(), old) != next.end();
+    summary.dropped += kept ? 0 : 1;
+  }
+  summary.objects = static_cast<uint32_t>(next.size());
+  cell_.publish(std::make_unique<NativeSnapshot>(std::move(next)));
+  summary.ns = static_cast<uint64_t>(monotonic_ns() - begin);
+  return summary;
+}
+
+}  // namespace jvmkit::native

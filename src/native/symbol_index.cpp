@@ -1,0 +1,146 @@
+#include "native/symbol_index.hpp"
+
+#include <elf.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+#include "native/debuginfo.hpp"
+
+namespace jvmkit::native {
+namespace {
+
+// FunctionSymbol::name has 30 bits.
+constexpr size_t kMaxNameBytes = size_t{1} << 30;
+
+struct Candidate {
+  uint64_t start;
+  uint64_t size;
+  uint32_t name;  // in the builder's arena
+  uint8_t binding;
+  bool old_version;  // named "f@VERSION": a compatibility alias, not the default "f@@VERSION"
+  SymbolSource source;
+};
+
+int binding_rank(uint8_t binding) {
+  switch (binding) {
+    case STB_GLOBAL:
+      return 0;
+    case STB_WEAK:
+      return 1;
+    case STB_LOCAL:
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+size_t leading_underscores(const char* name) { return std::strspn(name, "_"); }
+
+// The order of candidates: by start; at one start the one to keep comes first (see build()).
+class CandidateOrder {
+ public:
+  explicit CandidateOrder(const std::vector<char>& names) : names_(names) {}
+
+  bool operator()(const Candidate& a, const Candidate& b) const {
+    if (a.start != b.start) return a.start < b.start;
+    if (binding_rank(a.binding) != binding_rank(b.binding)) return binding_rank(a.binding) < binding_rank(b.binding);
+    if (a.old_version != b.old_version) return b.old_version;
+    if (a.size != b.size) return a.size > b.size;
+    const char* name_a = names_.data() + a.name;
+    const char* name_b = names_.data() + b.name;
+    if (leading_underscores(name_a) != leading_underscores(name_b)) {
+      return leading_underscores(name_a) < leading_underscores(name_b);
+    }
+    return std::strcmp(name_a, name_b) < 0;
+  }
+
+ private:
+  const std::vector<char>& names_;
+};
+
+// Collects the symbols libdwfl reads, each name copied into one arena.
+struct Collector {
+  std::vector<Candidate> candidates;
+  std::vector<char> names;
+
+  void add(const RawFunctionSymbol& raw) {
+    // glibc's debug file keeps symbol versions in .symtab names ("pthread_create@@GLIBC_2.34",
+    // "cfree@GLIBC_2.2.5"); a frame shows the function's name. No C or mangled name has an '@'.
+    const size_t at = raw.name.find('@');
+    const std::string_view name = raw.name.substr(0, at);
+    const bool old_version = at != std::string_view::npos && raw.name.substr(at, 2) != "@@";
+    // A function larger than 4 GiB or names beyond 1 GiB do not occur; such a symbol is dropped.
+    if (name.empty() || raw.size > UINT32_MAX || names.size() + name.size() + 1 > kMaxNameBytes) return;
+    candidates.push_back(
+        Candidate{raw.start, raw.size, static_cast<uint32_t>(names.size()), raw.binding, old_version, raw.source});
+    names.insert(names.end(), name.begin(), name.end());
+    names.push_back('\0');
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<SymbolIndex> SymbolIndex::build(const LoadedObject& object, const SymbolIndexOptions& options,
+                                                std::string* why) {
+  const std::string debuginfo_path =
+      options.debuginfo_path.empty() ? debuginfo_path_from_environment() : options.debuginfo_path;
+  Collector collector;
+  FunctionSymbolsRead read;
+  const Error error = read_function_symbols(
+      object, debuginfo_path, [&collector](const RawFunctionSymbol& raw) { collector.add(raw); }, &read);
+  if (error) {
+    *why = error.message();
+    return nullptr;
+  }
+
+  std::unique_ptr<SymbolIndex> index(new SymbolIndex());
+  index->path_ = object.path;
+  index->debug_file_ = read.debug_file;
+  index->symbols_read_ = collector.candidates.size();
+  std::sort(collector.candidates.begin(), collector.candidates.end(), CandidateOrder(collector.names));
+  for (size_t i = 0; i < collector.candidates.size(); i++) {
+    const Candidate& kept = collector.candidates[i];
+    if (i > 0 && collector.candidates[i - 1].start == kept.start) continue;  // an alias of the one kept
+    const char* name = collector.names.data() + kept.name;
+    FunctionSymbol symbol;
+    symbol.start = kept.start;
+    symbol.size = static_cast<uint32_t>(kept.size);
+    symbol.name = static_cast<uint32_t>(index->names_.size());
+    symbol.source = static_cast<uint32_t>(kept.source);
+    index->names_.insert(index->names_.end(), name, name + std::strlen(name) + 1);
+    index->symbols_.push_back(symbol);
+    index->counts_[static_cast<size_t>(kept.source)]++;
+  }
+  index->symbols_.shrink_to_fit();
+  index->names_.shrink_to_fit();
+  return index;
+}
+
+const FunctionSymbol* SymbolIndex::find(uint64_t offset) const {
+  auto after = std::upper_bound(symbols_.begin(), symbols_.end(), offset,
+                                [](uint64_t value, const FunctionSymbol& symbol) { return value < symbol.start; });
+  if (after == symbols_.begin()) return nullptr;
+  const FunctionSymbol& before = *(after - 1);
+  // Without the size check a static function missing from .dynsym would be named after the
+  // exported one that precedes it.
+  return before.covers(offset) ? &before : nullptr;
+}
+
+const char* SymbolIndex::demangled(const FunctionSymbol& symbol) const {
+  return demangled_.demangled(key_of(symbol), name(symbol));
+}
+
+const char* SymbolIndex::function_name(const FunctionSymbol& symbol) const {
+  return demangled_.without_parameters(key_of(symbol), name(symbol));
+}
+
+std::string fallback_name(std::string_view path, uint64_t pc_offset, std::optional<uint64_t> function_start) {
+  char offset[24];
+  std::snprintf(offset, sizeof(offset), "+0x%" PRIx64, function_start.value_or(pc_offset));
+  return base_name(std::string(path)) + offset;
+}
+
+}  // namespace jvmkit::native

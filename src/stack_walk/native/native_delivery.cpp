@@ -1,0 +1,173 @@
+#include "stack_walk/native/native_delivery.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "stack_walk/native/native_counters.hpp"
+#include "stack_walk/signal/capture.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+thread_local const TraceThread* t_trace_thread = nullptr;
+
+// libjvm's own code is the JVM's; every other object's is native code.
+bool is_jvm_library(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return path.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos, "libjvm.so") == 0;
+}
+
+jvmkitNativeFrame blank_frame(jvmtiFrameType kind) {
+  jvmkitNativeFrame frame{};
+  frame.size = sizeof(jvmkitNativeFrame);
+  frame.kind = kind;
+  frame.end = JVMKIT_NATIVE_END_REASON_COUNT;
+  return frame;
+}
+
+}  // namespace
+
+jvmkitNativeEnd NativeDelivery::native_only_end(const Request& request) {
+  const NativePart& part = request.native;
+  if (part.no_stack_bounds) return JVMKIT_NATIVE_END_NO_STACK_BOUNDS;
+  if (part.join_mismatch) return JVMKIT_NATIVE_END_JOIN_MISMATCH;
+  switch (part.run_end) {
+    case NativeRunEnd::kOutermost:
+      // A Java thread ends at its first frame only before its first Java call (or after its
+      // last); HotSpot's own threads always do.
+      return JVMKIT_NATIVE_END_REASON_COUNT;
+    case NativeRunEnd::kJoin:
+      return JVMKIT_NATIVE_END_JAVA_UNWALKABLE;  // Java frames lie below, but none were walked
+    default:
+      return api_end(part.run_end);
+  }
+}
+
+jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables, uintptr_t recorded) {
+  const bool exact = (recorded & kExactPcBit) != 0;
+  const uintptr_t pc = recorded & ~kExactPcBit;
+  jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_NATIVE_CODE);
+  frame.pc = static_cast<jlong>(pc);
+  frame.flags = exact ? JVMKIT_NATIVE_FRAME_SIGNAL : JVMKIT_NATIVE_FRAME_CALLER;
+  if (tables == nullptr) return frame;
+  // A return address belongs to the call before it (which may end its function).
+  const native::RowLookup found = tables->lookup(exact ? pc : pc - 1);
+  if (found.module == nullptr) return frame;
+  const native::PreparedObject& object = tables->object_of(*found.module);
+  if (is_jvm_library(object.path)) frame.kind = JVMKIT_FRAME_JVM;
+  frame.library = keep(object.path);
+  frame.library_offset = static_cast<jlong>(pc - object.bias);
+  name(object, !exact, &frame);
+  return frame;
+}
+
+const native::SymbolIndex* NativeDelivery::symbols_of(const native::PreparedObject& object) {
+  // A pointer alone could name a newer object at a freed one's address: the key decides.
+  if (&object == last_object_ && object.bias == last_key_->second && object.path == last_key_->first) {
+    return last_symbols_;
+  }
+  auto [entry, added] = symbols_.try_emplace({object.path, object.bias});
+  if (added) {
+    native::LoadedObject loaded;
+    loaded.path = object.path;
+    loaded.bias = object.bias;
+    loaded.text = object.text;
+    loaded.build_id = object.build_id;
+    loaded.is_vdso = object.is_vdso;
+    std::string why;
+    entry->second = native::SymbolIndex::build(loaded, native::SymbolIndexOptions{}, &why);
+  }
+  last_object_ = &object;
+  last_key_ = &entry->first;
+  last_symbols_ = entry->second.get();
+  return last_symbols_;
+}
+
+void NativeDelivery::name(const native::PreparedObject& object, bool caller, jvmkitNativeFrame* frame) {
+  const native::SymbolIndex* symbols = symbols_of(object);
+  if (symbols == nullptr) return;
+  // A return address is named by its call, which may be the last instruction of a function.
+  const uint64_t offset = static_cast<uint64_t>(frame->library_offset) - (caller ? 1 : 0);
+  const native::FunctionSymbol* symbol = symbols->find(offset);
+  if (symbol == nullptr) return;
+  frame->symbol = symbols->demangled(*symbol);
+  frame->symbol_offset = frame->library_offset - static_cast<jlong>(symbol->start);
+  if (symbol->symbol_source() == native::SymbolSource::kDebugFile) frame->flags |= JVMKIT_NATIVE_FRAME_DEBUG_FILE;
+  if (symbol->symbol_source() == native::SymbolSource::kDynsym) frame->flags |= JVMKIT_NATIVE_FRAME_DYNSYM;
+}
+
+bool NativeDelivery::emit(const Request& request, const jvmkitNativeFrame& frame) {
+  if (frame.kind != JVMKIT_FRAME_MARKER) native_counters().frames_delivered.fetch_add(1, std::memory_order_relaxed);
+  return request.native.callback(&frame, request.user_data) == JVMKIT_FRAME_CONTINUE;
+}
+
+bool NativeDelivery::emit_marker(const Request& request, jvmkitNativeEnd end) {
+  native_counters().count_marker(end);
+  jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_MARKER);
+  frame.end = end;
+  return emit(request, frame);
+}
+
+bool NativeDelivery::emit_top(const Request& request, bool java_walked) {
+  const NativePart& part = request.native;
+  for (int i = 0; i < part.kernel_count; i++) {
+    jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_KERNEL);
+    frame.pc = static_cast<jlong>(part.pcs[i]);
+    frame.library = "[kernel.kallsyms]";
+    frame.flags = i == 0 ? JVMKIT_NATIVE_FRAME_SIGNAL : JVMKIT_NATIVE_FRAME_CALLER;
+    if (!emit(request, frame)) return false;
+  }
+  // The tables of this moment: an object unloaded since the capture has no name any more.
+  const native::NativeSnapshotCell* cell = capture_state().native_tables.load(std::memory_order_acquire);
+  {
+    native::NativeSnapshotCell::Reader reader(*cell);
+    for (int i = 0; i < part.run_count; i++) {
+      if (!emit(request, describe(reader.get(), part.pcs[part.kernel_count + i]))) return false;
+    }
+  }
+  if (part.join_mismatch && std::getenv("JVMKIT_WALK_DEBUG") != nullptr) {
+    std::fprintf(stderr, "jvmkit: join mismatch: run of %d, joined at pc %#lx sp %#lx, anchor sp %#lx pc %#lx\n",
+                 part.run_count, static_cast<unsigned long>(part.join_pc), static_cast<unsigned long>(part.join_sp),
+                 static_cast<unsigned long>(part.anchor_sp), static_cast<unsigned long>(part.anchor_pc));
+  }
+  // The run's marker: where it did not reach the Java frames that follow, or the thread's start.
+  jvmkitNativeEnd end = native_only_end(request);
+  if (java_walked && part.run_end == NativeRunEnd::kJoin && !part.join_mismatch && !part.no_stack_bounds) {
+    end = JVMKIT_NATIVE_END_REASON_COUNT;
+  }
+  if (end != JVMKIT_NATIVE_END_REASON_COUNT && part.run_count > 0 && std::getenv("JVMKIT_WALK_DEBUG") != nullptr) {
+    native::NativeSnapshotCell::Reader reader(*cell);
+    const jvmkitNativeFrame last = describe(reader.get(), part.pcs[part.kernel_count + part.run_count - 1]);
+    std::fprintf(stderr, "jvmkit: native run of %d ends by %d at %#lx %s+%#lx (%s)\n", part.run_count,
+                 static_cast<int>(end), static_cast<unsigned long>(last.pc),
+                 last.library != nullptr ? last.library : "?", static_cast<unsigned long>(last.library_offset),
+                 last.symbol != nullptr ? last.symbol : "?");
+  }
+  return end == JVMKIT_NATIVE_END_REASON_COUNT || emit_marker(request, end);
+}
+
+void set_current_trace_thread(const TraceThread* thread) noexcept { t_trace_thread = thread; }
+
+jvmtiError current_trace_thread(jvmkitTraceThread* out) noexcept {
+  if (out == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  if (t_trace_thread == nullptr) return JVMTI_ERROR_NOT_AVAILABLE;
+  std::memset(out, 0, sizeof(*out));
+  out->tid = t_trace_thread->tid;
+  out->java_thread = t_trace_thread->java_thread ? JNI_TRUE : JNI_FALSE;
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/comm", static_cast<int>(t_trace_thread->tid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    const ssize_t n = read(fd, out->name, sizeof(out->name) - 1);
+    close(fd);
+    if (n > 0 && out->name[n - 1] == '\n') out->name[n - 1] = '\0';
+  }
+  return JVMTI_ERROR_NONE;
+}
+
+}  // namespace jvmkit::walk

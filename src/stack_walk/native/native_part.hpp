@@ -1,0 +1,50 @@
+// What a request for native frames (JvmkitRequestStackTraceNative) keeps in its slot besides the
+// Java frames: the kernel PCs it was given, the native run captured above the Java frames, and
+// how that run ended. Written by the capture (signal context), read by the delivery thread.
+#pragma once
+
+#include <jvmkit/stack_walk_native.h>
+#include <sys/types.h>
+
+#include <cstdint>
+
+#include "base/signal_safe.hpp"
+#include "stack_walk/signal/x64/native_unwind.hpp"
+
+namespace jvmkit::walk {
+
+// Native PCs (kernel ones included) a slot holds; a deeper native run ends with a depth marker.
+inline constexpr int kMaxNativeFrames = 1024;
+static_assert(JVMKIT_MAX_KERNEL_FRAMES < kMaxNativeFrames, "kernel frames leave room for user frames");
+
+struct NativePart {
+  bool requested = false;  // a JvmkitRequestStackTraceNative request
+  jvmkitNativeFrameCallback callback = nullptr;
+  pid_t tid = 0;             // the traced thread (current-thread requests)
+  bool native_only = false;  // HotSpot's own thread without a JNIEnv: no Java frames to walk
+  bool captured = false;     // the native run was captured at the request
+  int kernel_count = 0;      // pcs[0, kernel_count): the kernel call chain the request passed
+  int run_count = 0;         // pcs[kernel_count, kernel_count + run_count): the run above the Java frames
+  NativeRunEnd run_end = NativeRunEnd::kDepth;
+  bool join_mismatch = false;  // the run reached Java code, but not where the thread's anchor says
+  uintptr_t join_pc = 0, join_sp = 0, anchor_sp = 0, anchor_pc = 0;  // kJoin: where (for diagnosis)
+  bool no_stack_bounds = false;
+  uintptr_t* pcs = nullptr;  // the slot's kMaxNativeFrames words, or nullptr when the session has none
+
+  // A new request's starting values (the storage stays the slot's).
+  JVMKIT_SIGNAL_SAFE void begin() noexcept {
+    requested = false;
+    callback = nullptr;
+    tid = 0;
+    native_only = false;
+    captured = false;
+    kernel_count = 0;
+    run_count = 0;
+    run_end = NativeRunEnd::kDepth;
+    join_mismatch = false;
+    join_pc = join_sp = anchor_sp = anchor_pc = 0;
+    no_stack_bounds = false;
+  }
+};
+
+}  // namespace jvmkit::walk

@@ -1,0 +1,106 @@
+// SIGNAL CONTEXT (native_capture.hpp). May call: the native unwinder (native_unwind.hpp), the
+// snapshot cells' readers, two loads from the current thread's HotSpot Thread (stack bounds,
+// frame anchor: through the layout checked at Enable) and the gettid system call.
+#include "stack_walk/signal/native_capture.hpp"
+
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "hotspot/java_thread.hpp"
+#include "native/unwind_table.hpp"
+#include "stack_walk/native/native_counters.hpp"
+#include "stack_walk/signal/x64/native_unwind.hpp"
+
+namespace jvmkit::walk {
+
+namespace {
+
+// The current thread's stack: its JavaThread's (JNI), else its HotSpot Thread's.
+JVMKIT_SIGNAL_SAFE StackBounds current_stack(JNIEnv* jni) noexcept {
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr) return {};
+  const hotspot::StackRange range =
+      jni != nullptr ? layout->stack_of(jni) : hotspot::current_hotspot_thread_stack(*layout);
+  return StackBounds{range.lo, range.hi};
+}
+
+// Copies the kernel PCs the caller passed (checked by the API: at most JVMKIT_MAX_KERNEL_FRAMES).
+JVMKIT_SIGNAL_SAFE void copy_kernel(const NativeAsk& ask, NativePart* part) noexcept {
+  for (int i = 0; i < ask.kernel_count; i++) part->pcs[i] = static_cast<uintptr_t>(ask.kernel_pcs[i]);
+  part->kernel_count = ask.kernel_count;
+}
+
+// A run that reached Java code joins the Java frames only where the thread's frame anchor says
+// its last Java frame is (when the thread is outside Java code and HotSpot set the anchor). The
+// unwound SP J is the anchor's SP A, or up to two words below it, put there by HotSpot's calls
+// into the VM after they set the anchor: MacroAssembler::call_VM makes an intermediate call (its
+// return address, into the code cache, at A - 8), and call_VM_leaf_base aligns an unaligned SP
+// with "sub rsp, 8". The call into the VM is made with an aligned SP (the ABI), so J is 16-aligned
+// then; a word at A - 8 that is not padding must return into the code cache.
+JVMKIT_SIGNAL_SAFE bool joins_anchor(JNIEnv* jni, const NativeRun& run, const CodeSnapshot& code,
+                                     const StackBounds& bounds, NativePart* part) noexcept {
+  if (jni == nullptr) return false;
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr) return true;  // no anchor known: nothing contradicts the run
+  const hotspot::LastJavaFrame anchor = layout->last_java_frame(jni);
+  part->join_pc = run.join.pc;
+  part->join_sp = run.join.sp;
+  part->anchor_sp = anchor.sp;
+  part->anchor_pc = anchor.pc;
+  const uintptr_t a = anchor.sp, j = run.join.sp;
+  if (a == 0 || a == j) return true;
+  if (j > a || a - j > 16 || (j & 15) != 0 || !bounds.holds(a - 8)) return false;
+  const bool padding_only = a - j == 8 && (a & 15) == 8;
+  return padding_only || code.find(load_word(a - 8)) != nullptr;
+}
+
+// The run itself, from START, into the slot after the kernel PCs.
+JVMKIT_SIGNAL_SAFE void unwind_run(const CaptureState& state, JNIEnv* jni, const NativeStart& start,
+                                   NativePart* part) noexcept {
+  uintptr_t* pcs = part->pcs + part->kernel_count;
+  const int room = kMaxNativeFrames - part->kernel_count;
+  const StackBounds bounds = current_stack(jni);
+  const native::NativeSnapshotCell* tables = state.native_tables.load(std::memory_order_acquire);
+  native::NativeSnapshotCell::Reader native_reader(*tables);
+  const CodeSnapshotCell* code_cell = state.code_map.load(std::memory_order_acquire);
+  CodeSnapshotCell::Reader code_reader(*code_cell);
+  const CodeSnapshot* code = code_reader.get();
+  const bool in_java = code != nullptr && code->find(start.regs.pc) != nullptr;
+  if (native_reader.get() == nullptr || bounds.hi == 0) {
+    // Nothing to unwind with: the interrupted PC alone (unless it is Java code), then a marker.
+    if (!in_java && room > 0) pcs[part->run_count++] = start.regs.pc | (start.exact_pc ? kExactPcBit : 0);
+    part->no_stack_bounds = bounds.hi == 0;
+    part->run_end = in_java ? NativeRunEnd::kJoin : NativeRunEnd::kUnpreparedLibrary;
+    return;
+  }
+  const NativeUnwindContext context{native_reader.get(), code, bounds};
+  const NativeRun run = unwind_native(context, start, pcs, room);
+  part->run_count = run.count;
+  part->run_end = run.end;
+  part->join_mismatch = run.end == NativeRunEnd::kJoin && run.count > 0 && !joins_anchor(jni, run, *code, bounds, part);
+}
+
+}  // namespace
+
+JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAsk& ask, JNIEnv* jni,
+                                       const ucontext_t* uc, Request* request) noexcept {
+  NativePart* part = &request->native;
+  part->requested = true;
+  part->callback = ask.callback;
+  part->tid = static_cast<pid_t>(syscall(SYS_gettid));
+  part->native_only = jni == nullptr;
+  part->captured = true;
+  copy_kernel(ask, part);
+  uint64_t gprs[native::kDwarfGprCount];
+  NativeStart start{ask.caller, nullptr, false};
+  if (uc != nullptr) {
+    native::dwarf_gprs_of(uc, gprs);
+    start = NativeStart{regs_of(uc), gprs, true};
+  }
+  unwind_run(state, jni, start, part);
+  native_counters().count_request(part->native_only);
+  native_counters().count_run(part->run_end);
+}
+
+}  // namespace jvmkit::walk

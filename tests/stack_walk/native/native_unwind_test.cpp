@@ -1,0 +1,276 @@
+// The signal-side native unwinder against libgcc's own unwinder, on known call chains: a thread
+// spins in chain_c (chain_a -> chain_b -> chain_c, with and without frame pointers, and under
+// libc's qsort) while another signals it; the handler unwinds from the ucontext with the tables,
+// then runs _Unwind_Backtrace from inside the handler, which crosses the signal frame by libc's
+// CFI. Past the signal frame, the two must give the same PCs, frame for frame, to the thread's
+// first frame. Then every way a run ends without reaching it is provoked.
+#include "stack_walk/signal/x64/native_unwind.hpp"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "native/loaded_objects.hpp"
+#include "native/native_snapshot.hpp"
+
+namespace jvmkit::walk {
+namespace {
+
+constexpr int kMaxFrames = 64;
+
+struct Sample {
+  uintptr_t ours[kMaxFrames];
+  int our_count;
+  NativeRunEnd end;
+  uintptr_t libgcc[kMaxFrames];
+  int libgcc_count;
+};
+
+// What the handler reads: set before the target spins, cleared after.
+struct Target {
+  std::atomic<pid_t> tid{0};
+  StackBounds bounds{};
+  const native::NativeSnapshotCell* tables = nullptr;
+  std::vector<Sample>* samples = nullptr;
+  std::atomic<int> taken{0};
+};
+Target g_target;
+
+struct LibgccWalk {
+  uintptr_t* pcs;
+  int count;
+};
+
+_Unwind_Reason_Code collect(_Unwind_Context* context, void* data) {
+  auto* walk = static_cast<LibgccWalk*>(data);
+  if (walk->count == kMaxFrames) return _URC_END_OF_STACK;
+  int before = 0;
+  walk->pcs[walk->count++] = _Unwind_GetIPInfo(context, &before);
+  return _URC_NO_REASON;
+}
+
+void on_signal(int, siginfo_t*, void* ucontext) {
+  if (static_cast<pid_t>(syscall(SYS_gettid)) != g_target.tid.load()) return;
+  const int index = g_target.taken.load(std::memory_order_relaxed);
+  if (index >= static_cast<int>(g_target.samples->size())) return;
+  Sample& sample = (*g_target.samples)[index];
+  {
+    native::NativeSnapshotCell::Reader reader(*g_target.tables);
+    const auto* uc = static_cast<const ucontext_t*>(ucontext);
+    uint64_t gprs[native::kDwarfGprCount];
+    native::dwarf_gprs_of(uc, gprs);
+    const NativeUnwindContext context{reader.get(), nullptr, g_target.bounds};
+    const NativeRun run = unwind_native(context, NativeStart{regs_of(uc), gprs, true}, sample.ours, kMaxFrames);
+    sample.our_count = run.count;
+    sample.end = run.end;
+  }
+  LibgccWalk walk{sample.libgcc, 0};
+  _Unwind_Backtrace(collect, &walk);
+  // libgcc calls back once more below the first frame (whose return address is undefined), with
+  // IP 0: not a frame.
+  if (walk.count > 0 && sample.libgcc[walk.count - 1] == 0) walk.count--;
+  sample.libgcc_count = walk.count;
+  g_target.taken.store(index + 1, std::memory_order_release);
+}
+
+StackBounds current_stack() {
+  pthread_attr_t attr;
+  pthread_getattr_np(pthread_self(), &attr);
+  void* address = nullptr;
+  size_t size = 0;
+  pthread_attr_getstack(&attr, &address, &size);
+  pthread_attr_destroy(&attr);
+  const auto lo = reinterpret_cast<uintptr_t>(address);
+  return StackBounds{lo, lo + size};
+}
+
+using ChainFunction = int (*)(volatile int*);
+
+class NativeUnwind : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    struct sigaction action {};
+    action.sa_sigaction = on_signal;
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    ASSERT_EQ(sigaction(SIGPROF, &action, &previous_), 0);
+  }
+  void TearDown() override { sigaction(SIGPROF, &previous_, nullptr); }
+
+  static void* open(const char* path) {
+    void* handle = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    EXPECT_NE(handle, nullptr) << dlerror();
+    return handle;
+  }
+
+  // Runs FUNCTION on a new thread and signals it N times while it spins; the samples come back.
+  std::vector<Sample> sample_while_spinning(const native::NativeSnapshotCell& tables, ChainFunction function, int n) {
+    std::vector<Sample> samples(static_cast<size_t>(n));
+    g_target.samples = &samples;
+    g_target.tables = &tables;
+    g_target.taken = 0;
+    volatile int stop = 0;
+    std::atomic<bool> ready{false};
+    std::thread spinner([&] {
+      g_target.bounds = current_stack();
+      g_target.tid = static_cast<pid_t>(syscall(SYS_gettid));
+      ready = true;
+      function(&stop);
+    });
+    while (!ready) std::this_thread::yield();
+    // Let the spinner get into chain_c: samples before that would catch it on the way in.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    for (int i = 0; i < n && std::chrono::steady_clock::now() < deadline; i++) {
+      pthread_kill(spinner.native_handle(), SIGPROF);
+      while (g_target.taken.load(std::memory_order_acquire) <= i && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+    }
+    stop = 1;
+    spinner.join();
+    g_target.tid = 0;
+    samples.resize(static_cast<size_t>(g_target.taken.load()));
+    return samples;
+  }
+
+  struct sigaction previous_ {};
+};
+
+// Compares one sample; returns "" when the two unwinders agree past the signal frame.
+std::string disagreement(const Sample& s) {
+  if (s.our_count == 0) return "no frame";
+  const uintptr_t top = s.ours[0] & ~kExactPcBit;
+  int k = 0;
+  while (k < s.libgcc_count && s.libgcc[k] != top) k++;
+  if (k == s.libgcc_count) return "libgcc never reached the interrupted PC";
+  if (s.end != NativeRunEnd::kOutermost) return "the run ended before the first frame: " + std::to_string(int(s.end));
+  if (s.libgcc_count - k != s.our_count) {
+    std::string text = "frames: ours " + std::to_string(s.our_count) + ", libgcc " + std::to_string(s.libgcc_count - k);
+    for (int i = 0; i < s.our_count; i++) text += " " + std::to_string(s.ours[i] & ~kExactPcBit);
+    text += " | libgcc";
+    for (int i = k; i < s.libgcc_count; i++) text += " " + std::to_string(s.libgcc[i]);
+    return text;
+  }
+  for (int i = 0; i < s.our_count; i++) {
+    if ((s.ours[i] & ~kExactPcBit) != s.libgcc[k + i]) return "frame " + std::to_string(i) + " differs";
+  }
+  return "";
+}
+
+void expect_agreement(const std::vector<Sample>& samples, void* library, const char* label) {
+  ASSERT_GE(samples.size(), 1000u) << label << ": too few samples arrived";
+  const auto chain_c = reinterpret_cast<uintptr_t>(dlsym(library, "chain_c"));
+  int in_chain_c = 0, differ = 0;
+  std::string first;
+  for (const Sample& s : samples) {
+    const std::string why = disagreement(s);
+    if (!why.empty()) {
+      if (differ++ == 0) first = why;
+      continue;
+    }
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(s.ours[0] & ~kExactPcBit), &info) != 0 &&
+        reinterpret_cast<uintptr_t>(info.dli_saddr) == chain_c) {
+      in_chain_c++;
+    }
+  }
+  std::printf("%s: %zu samples, %d in chain_c, %d disagree\n", label, samples.size(), in_chain_c, differ);
+  EXPECT_EQ(differ, 0) << label << ": first disagreement: " << first;
+  EXPECT_GE(in_chain_c, static_cast<int>(samples.size()) * 9 / 10) << label << ": the samples missed the spin";
+}
+
+TEST_F(NativeUnwind, AgreesWithLibgccWithFramePointers) {
+  void* library = open(JVMKIT_TEST_CHAIN_FP);
+  native::NativePreparer tables;
+  tables.update(native::loaded_objects());
+  const auto samples =
+      sample_while_spinning(tables.cell(), reinterpret_cast<ChainFunction>(dlsym(library, "chain_a")), 5000);
+  expect_agreement(samples, library, "frame pointers");
+}
+
+TEST_F(NativeUnwind, AgreesWithLibgccWhereRbpIsAGeneralRegister) {
+  void* library = open(JVMKIT_TEST_CHAIN_NOFP);
+  native::NativePreparer tables;
+  tables.update(native::loaded_objects());
+  const auto samples =
+      sample_while_spinning(tables.cell(), reinterpret_cast<ChainFunction>(dlsym(library, "chain_a")), 5000);
+  expect_agreement(samples, library, "no frame pointers");
+}
+
+TEST_F(NativeUnwind, AgreesWithLibgccThroughQsortsCallback) {
+  void* library = open(JVMKIT_TEST_CHAIN_NOFP);
+  native::NativePreparer tables;
+  tables.update(native::loaded_objects());
+  const auto samples =
+      sample_while_spinning(tables.cell(), reinterpret_cast<ChainFunction>(dlsym(library, "chain_qsort")), 5000);
+  expect_agreement(samples, library, "qsort");
+}
+
+TEST_F(NativeUnwind, AnObjectLoadedAfterThePreparationEndsTheRunAtItsFirstPc) {
+  native::NativePreparer tables;
+  tables.update(native::loaded_objects());       // before the library is loaded
+  void* library = open(JVMKIT_TEST_CHAIN_LATE);  // loaded by no other test
+  const auto samples =
+      sample_while_spinning(tables.cell(), reinterpret_cast<ChainFunction>(dlsym(library, "chain_a")), 200);
+  ASSERT_FALSE(samples.empty());
+  for (const Sample& s : samples) {
+    EXPECT_EQ(s.end, NativeRunEnd::kUnknownCode);
+    EXPECT_EQ(s.our_count, 1) << "the interrupted PC, and nothing guessed below it";
+  }
+  dlclose(library);
+}
+
+TEST_F(NativeUnwind, RunsEndWithTheirReasonWithoutReadingOutsideTheBounds) {
+  native::NativePreparer tables;
+  tables.update(native::loaded_objects());
+  native::NativeSnapshotCell::Reader reader(tables.cell());
+  uintptr_t pcs[kMaxFrames];
+  uintptr_t stack[16] = {};
+  const auto lo = reinterpret_cast<uintptr_t>(stack);
+  const NativeUnwindContext context{reader.get(), nullptr, StackBounds{lo, lo + sizeof(stack)}};
+
+  // Code in an anonymous executable mapping (another JIT): no object holds it.
+  void* jit = mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(jit, MAP_FAILED);
+  NativeRun run =
+      unwind_native(context, NativeStart{Regs{reinterpret_cast<uintptr_t>(jit) + 16, lo, 0}}, pcs, kMaxFrames);
+  EXPECT_EQ(run.end, NativeRunEnd::kUnknownCode);
+  EXPECT_EQ(run.count, 1);
+  munmap(jit, 4096);
+
+  // getpid's first instruction: CFA = rsp + 8, the return address at [rsp]. A stack pointer whose
+  // return slot lies outside the bounds is a bad frame, not a read.
+  const auto getpid_pc = reinterpret_cast<uintptr_t>(&getpid);
+  run = unwind_native(context, NativeStart{Regs{getpid_pc, lo + sizeof(stack), 0}}, pcs, kMaxFrames);
+  EXPECT_EQ(run.end, NativeRunEnd::kBadFrame);
+
+  // A return slot inside the bounds holding a word that follows no call.
+  stack[4] = getpid_pc;  // a function's first byte: the bytes before it are no call
+  run = unwind_native(context, NativeStart{Regs{getpid_pc, lo + 4 * 8, 0}}, pcs, kMaxFrames);
+  EXPECT_EQ(run.end, NativeRunEnd::kBadFrame);
+  EXPECT_EQ(run.count, 1);
+
+  // A zero return address: the first frame.
+  stack[4] = 0;
+  run = unwind_native(context, NativeStart{Regs{getpid_pc, lo + 4 * 8, 0}}, pcs, kMaxFrames);
+  EXPECT_EQ(run.end, NativeRunEnd::kOutermost);
+
+  // No room for a single frame.
+  run = unwind_native(context, NativeStart{Regs{getpid_pc, lo + 4 * 8, 0}}, pcs, 0);
+  EXPECT_EQ(run.end, NativeRunEnd::kDepth);
+  EXPECT_EQ(run.count, 0);
+}
+
+}  // namespace
+}  // namespace jvmkit::walk
