@@ -83,11 +83,12 @@ typedef enum {
 typedef struct {
   jint size;            /* sizeof(jvmkitNativeFrame) of this jvmkit; fields are only ever added last */
   jvmtiFrameType kind;  /* JVMKIT_FRAME_NATIVE_CODE, _JVM, _KERNEL or _MARKER */
-  jlong pc;             /* the absolute PC; 0 for a marker */
+  jlong pc;             /* the absolute PC; for a marker, the PC that ended the native part when the
+                           end is unknown_code or unprepared_library, else 0 */
   const char* symbol;   /* demangled name ("deflate", "JavaCalls::call_helper(...)"), or NULL */
   jlong symbol_offset;  /* pc - the symbol's start, with a symbol */
-  const char* library;  /* the object's path, "[vdso]", "[code cache]" or "[kernel.kallsyms]"; NULL
-                           for a marker */
+  const char* library;  /* the object's path, "[vdso]", "[code cache]" (HotSpot's stubs),
+                           "[kernel.kallsyms]", or "[unknown]"; NULL for a marker */
   jlong library_offset; /* pc - the object's load bias: the 0x1234 of libfoo.so+0x1234 */
   jint flags;           /* JVMKIT_NATIVE_FRAME_* */
   jvmkitNativeEnd end;  /* a marker: why the native part ends here */

@@ -1,5 +1,6 @@
 #include "stack_walk/native/native_delivery.hpp"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -32,6 +33,28 @@ jvmkitNativeFrame blank_frame(jvmtiFrameType kind) {
 
 }  // namespace
 
+namespace {
+
+// Whether PC lies in HotSpot's code cache as jvmkit's code map knows it now.
+bool in_code_cache(uintptr_t pc) {
+  const CodeSnapshotCell* cell = capture_state().code_map.load(std::memory_order_acquire);
+  if (cell == nullptr) return false;
+  CodeSnapshotCell::Reader reader(*cell);
+  return reader.get() != nullptr && reader.get()->find(pc) != nullptr;
+}
+
+// A run that ended at a PC no object held when it was captured: an object loaded after the
+// tables were last prepared, if one holds it now (the loader knows; this is off the signal path),
+// else code of no object.
+jvmkitNativeEnd unknown_code_end(uintptr_t pc) {
+  Dl_info info{};
+  return dladdr(reinterpret_cast<void*>(pc), &info) != 0 && info.dli_fname != nullptr
+             ? JVMKIT_NATIVE_END_UNPREPARED_LIBRARY
+             : JVMKIT_NATIVE_END_UNKNOWN_CODE;
+}
+
+}  // namespace
+
 jvmkitNativeEnd NativeDelivery::native_only_end(const Request& request) {
   const NativePart& part = request.native;
   if (part.no_stack_bounds) return JVMKIT_NATIVE_END_NO_STACK_BOUNDS;
@@ -43,6 +66,8 @@ jvmkitNativeEnd NativeDelivery::native_only_end(const Request& request) {
       return JVMKIT_NATIVE_END_REASON_COUNT;
     case NativeRunEnd::kJoin:
       return JVMKIT_NATIVE_END_JAVA_UNWALKABLE;  // Java frames lie below, but none were walked
+    case NativeRunEnd::kUnknownCode:
+      return unknown_code_end(part.end_pc);
     default:
       return api_end(part.run_end);
   }
@@ -54,10 +79,15 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
   jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_NATIVE_CODE);
   frame.pc = static_cast<jlong>(pc);
   frame.flags = exact ? JVMKIT_NATIVE_FRAME_SIGNAL : JVMKIT_NATIVE_FRAME_CALLER;
-  if (tables == nullptr) return frame;
   // A return address belongs to the call before it (which may end its function).
-  const native::RowLookup found = tables->lookup(exact ? pc : pc - 1);
-  if (found.module == nullptr) return frame;
+  const native::RowLookup found = tables != nullptr ? tables->lookup(exact ? pc : pc - 1) : native::RowLookup{};
+  if (found.module == nullptr) {
+    // A stub of HotSpot's (a thread without Java frames stopped in one), or code of nothing known.
+    const bool stub = in_code_cache(pc);
+    frame.library = stub ? "[code cache]" : "[unknown]";
+    if (stub) frame.kind = JVMKIT_FRAME_JVM;
+    return frame;
+  }
   const native::PreparedObject& object = tables->object_of(*found.module);
   if (is_jvm_library(object.path)) frame.kind = JVMKIT_FRAME_JVM;
   frame.library = keep(object.path);
@@ -110,6 +140,9 @@ bool NativeDelivery::emit_marker(const Request& request, jvmkitNativeEnd end) {
   native_counters().count_marker(end);
   jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_MARKER);
   frame.end = end;
+  if (end == JVMKIT_NATIVE_END_UNKNOWN_CODE || end == JVMKIT_NATIVE_END_UNPREPARED_LIBRARY) {
+    frame.pc = static_cast<jlong>(request.native.end_pc);
+  }
   return emit(request, frame);
 }
 
@@ -138,6 +171,12 @@ bool NativeDelivery::emit_top(const Request& request, bool java_walked) {
   // The run's marker: where it did not reach the Java frames that follow, or the thread's start.
   jvmkitNativeEnd end = native_only_end(request);
   if (java_walked && part.run_end == NativeRunEnd::kJoin && !part.join_mismatch && !part.no_stack_bounds) {
+    end = JVMKIT_NATIVE_END_REASON_COUNT;
+  }
+  // A thread in Java code (no anchor) whose Java frames AsyncGetCallTrace placed from its PC: a PC
+  // no object holds is Java code the code map has not seen yet, not native code above the frames.
+  if (java_walked && part.run_count == 0 && part.run_end == NativeRunEnd::kUnknownCode && part.anchor_sp == 0 &&
+      !part.native_only) {
     end = JVMKIT_NATIVE_END_REASON_COUNT;
   }
   if (end != JVMKIT_NATIVE_END_REASON_COUNT && part.run_count > 0 && std::getenv("JVMKIT_WALK_DEBUG") != nullptr) {

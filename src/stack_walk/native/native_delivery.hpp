@@ -43,10 +43,13 @@ class NativeDelivery {
   bool emit_marker(const Request& request, jvmkitNativeEnd end);
 
   // Whether REQUEST's trace is its native part alone: no Java frame was captured, but native
-  // frames were (HotSpot's own threads, a Java thread before its first Java frame or inside the VM).
+  // frames were (HotSpot's own threads, a Java thread before its first Java frame or inside the VM),
+  // or the thread has no Java frames at all and its native part is one marker (a PC in code of no
+  // known object or stub).
   static bool native_only_trace(const Request& request) {
-    return request.native.requested && request.native.captured && request.num_frames <= 0 &&
-           request.native.run_count + request.native.kernel_count > 0;
+    const NativePart& part = request.native;
+    if (!part.requested || !part.captured || request.num_frames > 0) return false;
+    return part.run_count + part.kernel_count > 0 || (part.no_java_frames && part.run_end != NativeRunEnd::kJoin);
   }
   // The marker that ends such a trace, or JVMKIT_NATIVE_END_REASON_COUNT when it reached the
   // thread's first frame.

@@ -20,16 +20,19 @@ static_assert(JVMKIT_MAX_KERNEL_FRAMES < kMaxNativeFrames, "kernel frames leave 
 struct NativePart {
   bool requested = false;  // a JvmkitRequestStackTraceNative request
   jvmkitNativeFrameCallback callback = nullptr;
-  pid_t tid = 0;             // the traced thread (current-thread requests)
-  bool native_only = false;  // HotSpot's own thread without a JNIEnv: no Java frames to walk
-  bool captured = false;     // the native run was captured at the request
-  int kernel_count = 0;      // pcs[0, kernel_count): the kernel call chain the request passed
-  int run_count = 0;         // pcs[kernel_count, kernel_count + run_count): the run above the Java frames
+  pid_t tid = 0;                // the traced thread (current-thread requests)
+  bool native_only = false;     // HotSpot's own thread without a JNIEnv: no Java frames to walk
+  bool no_java_frames = false;  // native_only, or a thread outside Java code with no last Java frame
+  bool captured = false;        // the native run was captured at the request
+  int kernel_count = 0;         // pcs[0, kernel_count): the kernel call chain the request passed
+  int run_count = 0;            // pcs[kernel_count, kernel_count + run_count): the run above the Java frames
   NativeRunEnd run_end = NativeRunEnd::kDepth;
+  uintptr_t end_pc = 0;        // run_end kUnknownCode: the PC no object held (not among the pcs)
   bool join_mismatch = false;  // the run reached Java code, but not where the thread's anchor says
   uintptr_t join_pc = 0, join_sp = 0, anchor_sp = 0, anchor_pc = 0;  // kJoin: where (for diagnosis)
   bool no_stack_bounds = false;
-  uintptr_t* pcs = nullptr;  // the slot's kMaxNativeFrames words, or nullptr when the session has none
+  bool java_from_anchor = false;  // the Java frames were walked from the anchor (a thread inside the VM)
+  uintptr_t* pcs = nullptr;       // the slot's kMaxNativeFrames words, or nullptr when the session has none
 
   // A new request's starting values (the storage stays the slot's).
   JVMKIT_SIGNAL_SAFE void begin() noexcept {
@@ -37,13 +40,16 @@ struct NativePart {
     callback = nullptr;
     tid = 0;
     native_only = false;
+    no_java_frames = false;
     captured = false;
     kernel_count = 0;
     run_count = 0;
     run_end = NativeRunEnd::kDepth;
+    end_pc = 0;
     join_mismatch = false;
     join_pc = join_sp = anchor_sp = anchor_pc = 0;
     no_stack_bounds = false;
+    java_from_anchor = false;
   }
 };
 

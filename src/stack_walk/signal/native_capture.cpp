@@ -10,6 +10,7 @@
 #include "hotspot/java_thread.hpp"
 #include "native/unwind_table.hpp"
 #include "stack_walk/native/native_counters.hpp"
+#include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/native_unwind.hpp"
 
 namespace jvmkit::walk {
@@ -78,7 +79,48 @@ JVMKIT_SIGNAL_SAFE void unwind_run(const CaptureState& state, JNIEnv* jni, const
   const NativeRun run = unwind_native(context, start, pcs, room);
   part->run_count = run.count;
   part->run_end = run.end;
+  part->end_pc = run.end_pc;
   part->join_mismatch = run.end == NativeRunEnd::kJoin && run.count > 0 && !joins_anchor(jni, run, *code, bounds, part);
+}
+
+// A thread without Java frames (HotSpot's own, or a Java thread before its first Java call) whose
+// PC is in the code cache: a stub the VM called (e.g. ICache::flush_icache_stub). Its stub has no
+// call-frame information, so the trace is that PC, as a JVM frame, and a marker.
+JVMKIT_SIGNAL_SAFE void stub_top_without_java(const NativeStart& start, Request* request) noexcept {
+  NativePart* part = &request->native;
+  if (!part->no_java_frames || part->run_count != 0 || part->run_end != NativeRunEnd::kJoin ||
+      part->kernel_count >= kMaxNativeFrames) {
+    return;
+  }
+  part->pcs[part->kernel_count] = start.regs.pc | (start.exact_pc ? kExactPcBit : 0);
+  part->run_count = 1;
+  part->run_end = NativeRunEnd::kNoUnwindInfo;
+}
+
+// A Java thread inside the VM (the allocation slow path, class loading, a safepoint): its sample
+// is one AsyncGetCallTrace refuses (the anchor is not walkable while the VM runs), but the native
+// run reached the anchor's Java frame, which proves the anchor is this moment's. Its Java frames
+// are then walked from the anchor, as HotSpot itself would walk them.
+JVMKIT_SIGNAL_SAFE void java_part_from_anchor(const CaptureState& state, JNIEnv* jni, const RequestPool::Producer& pool,
+                                              Request* request) noexcept {
+  const NativePart& part = request->native;
+  const bool refused = request->num_frames == hotspot::asgct::kUnknownNotJava ||
+                       request->num_frames == hotspot::asgct::kNotWalkableNotJava;
+  if (jni == nullptr || request->kind != RequestKind::kCaptured || !refused || part.run_end != NativeRunEnd::kJoin ||
+      part.join_mismatch || part.no_stack_bounds) {
+    return;
+  }
+  const CodeSnapshotCell* code_cell = state.code_map.load(std::memory_order_acquire);
+  CodeSnapshotCell::Reader code_reader(*code_cell);
+  if (code_reader.get() == nullptr) return;
+  const StackBounds bounds = current_stack(jni);
+  const AtCallCapture captured =
+      capture_at_anchor(jni, request->frames, pool.capture_depth(), *code_reader.get(), bounds.hi, request->physical);
+  if (captured.result <= 0) return;
+  request->num_frames = captured.result;
+  request->physical_count = captured.physical_count;
+  request->completeness = captured.completeness;
+  request->native.java_from_anchor = true;
 }
 
 }  // namespace
@@ -99,6 +141,19 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
     start = NativeStart{regs_of(uc), gprs, true};
   }
   unwind_run(state, jni, start, part);
+  if (jni != nullptr && part->anchor_sp == 0) {
+    // Whether the thread was outside Java code (its anchor set), for the delivery's reading of a
+    // run that ended at unknown code.
+    const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+    if (layout != nullptr) part->anchor_sp = layout->last_java_frame(jni).sp;
+  }
+  java_part_from_anchor(state, jni, *state.pool.load(std::memory_order_acquire), request);
+  // No Java frames: AsyncGetCallTrace found the thread outside Java code, and no anchor names one.
+  const jint asgct = request->num_frames;
+  part->no_java_frames = jni == nullptr || (part->anchor_sp == 0 && (asgct == hotspot::asgct::kNoJavaFrame ||
+                                                                     asgct == hotspot::asgct::kUnknownNotJava ||
+                                                                     asgct == hotspot::asgct::kNotWalkableNotJava));
+  stub_top_without_java(start, request);
   native_counters().count_request(part->native_only);
   native_counters().count_run(part->run_end);
 }

@@ -158,4 +158,21 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
   return out;
 }
 
+JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFrame* frames, jint depth,
+                                                   const CodeSnapshot& code, uintptr_t stack_top,
+                                                   PhysicalFrame* physical) noexcept {
+  AtCallCapture out;
+  out.result = hotspot::asgct::kNotWalkableNotJava;
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr) return out;
+  hotspot::LastJavaFrame last = layout->last_java_frame(jni);
+  if (last.sp == 0 || stack_top <= last.sp) return out;
+  // The thread ran below its anchor's SP, so the word under it is on its mapped stack.
+  if (last.pc == 0) last.pc = load_word(last.sp - 8);
+  Regs top{};
+  if (!first_java_frame(code, last, stack_top, &top)) return out;
+  out.result = walk_below_stub(code, top, stack_top, frames, depth, physical, &out.physical_count, &out.completeness);
+  return out;
+}
+
 }  // namespace jvmkit::walk

@@ -31,4 +31,12 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
                                                  jint depth, const CodeSnapshotCell* code_snapshots,
                                                  uintptr_t stack_top, PhysicalFrame* physical) noexcept;
 
+// The current thread's Java frames from its frame anchor, made walkable as HotSpot makes it (a PC
+// of 0 is the word below the anchor's SP), for a thread inside the VM whose interrupted sample
+// AsyncGetCallTrace refused. Only when the caller has checked that the anchor is this moment's:
+// the native unwinder reached the code cache at the anchor's frame (native_capture.cpp).
+JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFrame* frames, jint depth,
+                                                   const CodeSnapshot& code, uintptr_t stack_top,
+                                                   PhysicalFrame* physical) noexcept;
+
 }  // namespace jvmkit::walk

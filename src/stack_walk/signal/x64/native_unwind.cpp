@@ -129,7 +129,10 @@ JVMKIT_SIGNAL_SAFE NativeRun unwind_native(const NativeUnwindContext& context, c
       return run;
     }
     pcs[run.count++] = cursor.regs.pc | (cursor.exact ? kExactPcBit : 0);
-    if (!step(context, &cursor, &run.end)) return run;
+    if (!step(context, &cursor, &run.end)) {
+      if (run.end == NativeRunEnd::kUnknownCode) run.end_pc = pcs[--run.count] & ~kExactPcBit;
+      return run;
+    }
   }
 }
 
