@@ -205,8 +205,10 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // And where nothing proves the trace whole (see check_complete).
   const bool biased = request.coarse_top || request.at_call || unproven;
   begin_trace(cb, thread, biased, depth.truncated, request.user_data);
-  const bool go_on = !request.native.requested || native_.emit_top(request, true);
+  bool go_on = !request.native.requested || native_.emit_top(request, true);
   for (jint i = 0; go_on && i < count; i++) {
+    // Native frames between this Java frame and the one above it (a JNI upcall's C frames).
+    if (i > 0 && !(go_on = native_.emit_segments_before(request, i))) break;
     const hotspot::AsgctFrame& frame = request.frames[i];
     bool native_marker = frame.lineno == hotspot::kAsgctNativeBci;
     jvmtiFrameType type = static_cast<jvmtiFrameType>(types[i]);
@@ -219,8 +221,10 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
       type = fallback_type;
     }
     jlocation location = frame.lineno < 0 ? -1 : static_cast<jlocation>(frame.lineno);
-    if (cb.stackFrame(type, frame.method_id, location, request.user_data) != JVMKIT_FRAME_CONTINUE) break;
+    go_on = cb.stackFrame(type, frame.method_id, location, request.user_data) == JVMKIT_FRAME_CONTINUE;
   }
+  // The thread's first native frames, below its first entry into Java (not in a truncated trace).
+  if (go_on && !depth.truncated) native_.emit_segments_before(request, count);
   end_trace(cb, thread, request.user_data);
   jni->PopLocalFrame(nullptr);
   counters().count_delivered(biased, depth.truncated);

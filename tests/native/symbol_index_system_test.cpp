@@ -42,7 +42,11 @@ TEST(SymbolIndexLibc, InternalFunctionsAreNamedFromLibc6DbgByBuildId) {
   EXPECT_EQ(index->find(internal->start + internal->size / 2), internal);
   EXPECT_EQ(internal->symbol_source(), SymbolSource::kDebugFile);
 
-  const auto malloc_offset = reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, "malloc")) - libc.bias;
+  // libc's own definitions: a sanitizer's runtime interposes malloc, free and pthread_create, so
+  // the process's first definitions are not libc's.
+  void* handle = dlopen(libc.path.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(handle, nullptr) << dlerror();
+  const auto malloc_offset = reinterpret_cast<uintptr_t>(dlsym(handle, "malloc")) - libc.bias;
   const FunctionSymbol* exported = index->find(malloc_offset);
   ASSERT_NE(exported, nullptr);
   const std::string name = index->name(*exported);
@@ -51,11 +55,12 @@ TEST(SymbolIndexLibc, InternalFunctionsAreNamedFromLibc6DbgByBuildId) {
   // The debug file's .symtab spells versions into names ("pthread_create@@GLIBC_2.34",
   // "cfree@GLIBC_2.2.5", an old alias of free): frames show the function's own name.
   for (const char* function : {"free", "pthread_create"}) {
-    const FunctionSymbol* symbol = index->find(reinterpret_cast<uintptr_t>(dlsym(RTLD_DEFAULT, function)) - libc.bias);
+    const FunctionSymbol* symbol = index->find(reinterpret_cast<uintptr_t>(dlsym(handle, function)) - libc.bias);
     ASSERT_NE(symbol, nullptr) << function;
     EXPECT_STREQ(index->name(*symbol), function);
   }
   for (const FunctionSymbol& symbol : index->symbols()) EXPECT_EQ(std::strchr(index->name(symbol), '@'), nullptr);
+  dlclose(handle);
 }
 
 TEST(SymbolIndexLibc, WithoutTheDebugFileInternalFunctionsAreUnnamed) {

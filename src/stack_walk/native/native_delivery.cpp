@@ -35,12 +35,15 @@ jvmkitNativeFrame blank_frame(jvmtiFrameType kind) {
 
 namespace {
 
-// Whether PC lies in HotSpot's code cache as jvmkit's code map knows it now.
-bool in_code_cache(uintptr_t pc) {
+// What jvmkit's code map knows now of PC in HotSpot's code cache: not there (nullptr), a stub of
+// no known name (""), or the call stub, where the VM calls Java.
+const char* code_cache_name(uintptr_t pc) {
   const CodeSnapshotCell* cell = capture_state().code_map.load(std::memory_order_acquire);
-  if (cell == nullptr) return false;
+  if (cell == nullptr) return nullptr;
   CodeSnapshotCell::Reader reader(*cell);
-  return reader.get() != nullptr && reader.get()->find(pc) != nullptr;
+  const CodeRange* range = reader.get() != nullptr ? reader.get()->find(pc) : nullptr;
+  if (range == nullptr) return nullptr;
+  return range->call_stub ? "call_stub" : "";
 }
 
 // A run that ended at a PC no object held when it was captured: an object loaded after the
@@ -82,10 +85,12 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
   // A return address belongs to the call before it (which may end its function).
   const native::RowLookup found = tables != nullptr ? tables->lookup(exact ? pc : pc - 1) : native::RowLookup{};
   if (found.module == nullptr) {
-    // A stub of HotSpot's (a thread without Java frames stopped in one), or code of nothing known.
-    const bool stub = in_code_cache(pc);
-    frame.library = stub ? "[code cache]" : "[unknown]";
-    if (stub) frame.kind = JVMKIT_FRAME_JVM;
+    // A stub of HotSpot's (the call stub of an entry frame, one a thread without Java frames
+    // stopped in), or code of nothing known.
+    const char* stub = code_cache_name(pc);
+    frame.library = stub != nullptr ? "[code cache]" : "[unknown]";
+    if (stub != nullptr) frame.kind = JVMKIT_FRAME_JVM;
+    if (stub != nullptr && stub[0] != '\0') frame.symbol = stub;
     return frame;
   }
   const native::PreparedObject& object = tables->object_of(*found.module);
@@ -136,14 +141,46 @@ bool NativeDelivery::emit(const Request& request, const jvmkitNativeFrame& frame
   return request.native.callback(&frame, request.user_data) == JVMKIT_FRAME_CONTINUE;
 }
 
-bool NativeDelivery::emit_marker(const Request& request, jvmkitNativeEnd end) {
+bool NativeDelivery::emit_marker(const Request& request, jvmkitNativeEnd end, uintptr_t end_pc) {
   native_counters().count_marker(end);
   jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_MARKER);
   frame.end = end;
   if (end == JVMKIT_NATIVE_END_UNKNOWN_CODE || end == JVMKIT_NATIVE_END_UNPREPARED_LIBRARY) {
-    frame.pc = static_cast<jlong>(request.native.end_pc);
+    frame.pc = static_cast<jlong>(end_pc);
   }
   return emit(request, frame);
+}
+
+jvmkitNativeEnd NativeDelivery::segment_end(const NativeSegment& segment) {
+  if (segment.complete) return JVMKIT_NATIVE_END_REASON_COUNT;
+  switch (segment.end) {
+    case NativeRunEnd::kJoin:
+    case NativeRunEnd::kOutermost:
+      return JVMKIT_NATIVE_END_JOIN_MISMATCH;  // reached an end, but not the one the entry frame names
+    case NativeRunEnd::kUnknownCode:
+      return unknown_code_end(segment.end_pc);
+    default:
+      return api_end(segment.end);
+  }
+}
+
+bool NativeDelivery::emit_segments_before(const Request& request, jint index) {
+  const NativePart& part = request.native;
+  if (!part.requested) return true;
+  const native::NativeSnapshotCell* cell = capture_state().native_tables.load(std::memory_order_acquire);
+  for (int s = 0; s < part.segment_count; s++) {
+    const NativeSegment& segment = part.segments[s];
+    if (segment.before != index) continue;
+    {
+      native::NativeSnapshotCell::Reader reader(*cell);
+      for (int i = 0; i < segment.count; i++) {
+        if (!emit(request, describe(reader.get(), part.pcs[segment.first + i]))) return false;
+      }
+    }
+    const jvmkitNativeEnd end = segment_end(segment);
+    if (end != JVMKIT_NATIVE_END_REASON_COUNT && !emit_marker(request, end, segment.end_pc)) return false;
+  }
+  return true;
 }
 
 bool NativeDelivery::emit_top(const Request& request, bool java_walked) {
@@ -187,7 +224,7 @@ bool NativeDelivery::emit_top(const Request& request, bool java_walked) {
                  last.library != nullptr ? last.library : "?", static_cast<unsigned long>(last.library_offset),
                  last.symbol != nullptr ? last.symbol : "?");
   }
-  return end == JVMKIT_NATIVE_END_REASON_COUNT || emit_marker(request, end);
+  return end == JVMKIT_NATIVE_END_REASON_COUNT || emit_marker(request, end, part.end_pc);
 }
 
 void set_current_trace_thread(const TraceThread* thread) noexcept { t_trace_thread = thread; }

@@ -39,8 +39,13 @@ class NativeDelivery {
   // ended short of the Java frames (JAVA_WALKED: the Java frames follow). False when a callback
   // answered STOP (no frame may follow).
   bool emit_top(const Request& request, bool java_walked);
-  // One marker frame. False when the callback answered STOP.
-  bool emit_marker(const Request& request, jvmkitNativeEnd end);
+  // One marker frame (END_PC: the PC an unknown_code or unprepared_library end names). False when
+  // the callback answered STOP.
+  bool emit_marker(const Request& request, jvmkitNativeEnd end, uintptr_t end_pc = 0);
+  // The segments of native frames captured below Java frames (NativeSegment) that belong before
+  // the trace's Java frame INDEX (its length: after the last one), each with its marker when it
+  // ended short. False when a callback answered STOP.
+  bool emit_segments_before(const Request& request, jint index);
 
   // Whether REQUEST's trace is its native part alone: no Java frame was captured, but native
   // frames were (HotSpot's own threads, a Java thread before its first Java frame or inside the VM),
@@ -57,6 +62,7 @@ class NativeDelivery {
 
  private:
   bool emit(const Request& request, const jvmkitNativeFrame& frame);
+  static jvmkitNativeEnd segment_end(const NativeSegment& segment);
   jvmkitNativeFrame describe(const native::NativeSnapshot* tables, uintptr_t recorded);
   // Names FRAME (its library_offset set) from OBJECT's symbols, when a symbol holds the PC.
   void name(const native::PreparedObject& object, bool caller, jvmkitNativeFrame* frame);

@@ -17,6 +17,21 @@ namespace jvmkit::walk {
 inline constexpr int kMaxNativeFrames = 1024;
 static_assert(JVMKIT_MAX_KERNEL_FRAMES < kMaxNativeFrames, "kernel frames leave room for user frames");
 
+// Native frames below a Java frame: those between an entry frame (the VM calling Java: the call
+// stub, then JavaCalls::call_helper, jni_CallVoidMethod, the C code, the JNI function) and the
+// Java frames below it, or the thread's first frames below its first entry into Java.
+inline constexpr int kMaxNativeSegments = 16;
+struct NativeSegment {
+  int32_t before = 0;  // delivered before the trace's Java frame of this index (the trace's length:
+                       // after the last one)
+  int32_t first = 0;   // pcs[first, first + count)
+  int32_t count = 0;
+  bool complete = false;                    // reached the Java frame below it, or the thread's first frame
+  NativeRunEnd end = NativeRunEnd::kDepth;  // else: why not
+  bool mismatch = false;                    // reached Java code, but not the frame below the entry
+  uintptr_t end_pc = 0;                     // end kUnknownCode: the PC no object held
+};
+
 struct NativePart {
   bool requested = false;  // a JvmkitRequestStackTraceNative request
   jvmkitNativeFrameCallback callback = nullptr;
@@ -31,8 +46,10 @@ struct NativePart {
   bool join_mismatch = false;  // the run reached Java code, but not where the thread's anchor says
   uintptr_t join_pc = 0, join_sp = 0, anchor_sp = 0, anchor_pc = 0;  // kJoin: where (for diagnosis)
   bool no_stack_bounds = false;
-  bool java_from_anchor = false;  // the Java frames were walked from the anchor (a thread inside the VM)
-  uintptr_t* pcs = nullptr;       // the slot's kMaxNativeFrames words, or nullptr when the session has none
+  bool java_from_anchor = false;               // the Java frames were walked from the anchor (a thread inside the VM)
+  NativeSegment segments[kMaxNativeSegments];  // below Java frames, top first; their pcs follow the run's
+  int segment_count = 0;
+  uintptr_t* pcs = nullptr;  // the slot's kMaxNativeFrames words, or nullptr when the session has none
 
   // A new request's starting values (the storage stays the slot's).
   JVMKIT_SIGNAL_SAFE void begin() noexcept {
@@ -50,6 +67,7 @@ struct NativePart {
     join_pc = join_sp = anchor_sp = anchor_pc = 0;
     no_stack_bounds = false;
     java_from_anchor = false;
+    segment_count = 0;
   }
 };
 

@@ -98,7 +98,7 @@ namespace {
 
 // The Java part of a current-thread request (JNI: the thread's JNIEnv).
 JVMKIT_SIGNAL_SAFE void capture_java(const CaptureState& state, RequestPool::Producer* pool, JNIEnv* jni,
-                                     void* ucontext, Request* request) noexcept {
+                                     void* ucontext, Request* request, EntriesOut* entries) noexcept {
   if (ucontext == nullptr) {
     capture_without_context(state, jni, pool->capture_depth(), request);
     return;
@@ -111,9 +111,9 @@ JVMKIT_SIGNAL_SAFE void capture_java(const CaptureState& state, RequestPool::Pro
   // One frame more than a trace delivers: a walk that fills them all was truncated (depth.hpp).
   const jint depth = pool->capture_depth();
   if (code_map != nullptr) {
-    request->num_frames = capture_with_recovery(asgct, jni, ucontext, request->frames, depth, *code_map,
-                                                stack_top_for(jni, request->sp), request->physical,
-                                                &request->physical_count, &request->coarse_top, &request->completeness);
+    request->num_frames = capture_with_recovery(
+        asgct, jni, ucontext, request->frames, depth, *code_map, stack_top_for(jni, request->sp), request->physical,
+        &request->physical_count, &request->coarse_top, &request->completeness, entries);
   } else {
     hotspot::AsgctTrace trace{jni, 0, request->frames};
     asgct(&trace, depth, ucontext);
@@ -166,8 +166,14 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
   } else if ((request = pool->begin(&index, RequestKind::kCaptured, callbacks, user_data, jni)) == nullptr) {
     result = reject(JVMKIT_REJECT_POOL_FULL, JVMTI_ERROR_OUT_OF_MEMORY);
   } else {
-    if (jni != nullptr) capture_java(state, pool, jni, ucontext, request);
-    if (native != nullptr) capture_native(state, *native, jni, static_cast<const ucontext_t*>(ucontext), request);
+    // A native request also keeps the entry frames the Java capture's proof crosses: the places of
+    // the native frames between Java frames.
+    EntriesOut entries;
+    EntriesOut* wanted = native != nullptr ? &entries : nullptr;
+    if (jni != nullptr) capture_java(state, pool, jni, ucontext, request, wanted);
+    if (native != nullptr) {
+      capture_native(state, *native, jni, static_cast<const ucontext_t*>(ucontext), request, wanted);
+    }
     // Count before publishing: the delivery thread's decrement of pending must follow this.
     counters().count_accepted();
     pool->publish(index);

@@ -10,6 +10,7 @@
 #include "hotspot/java_thread.hpp"
 #include "native/unwind_table.hpp"
 #include "stack_walk/native/native_counters.hpp"
+#include "stack_walk/signal/native_segments.hpp"
 #include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/native_unwind.hpp"
 
@@ -56,31 +57,32 @@ JVMKIT_SIGNAL_SAFE bool joins_anchor(JNIEnv* jni, const NativeRun& run, const Co
   return padding_only || code.find(load_word(a - 8)) != nullptr;
 }
 
+// What the capture reads, taken once: the tables, the code map and the thread's stack.
+struct Sources {
+  const native::NativeSnapshot* tables;  // nullptr: not prepared yet
+  const CodeSnapshot* code;              // nullptr: no code map yet
+  StackBounds bounds;                    // hi 0: unknown
+};
+
 // The run itself, from START, into the slot after the kernel PCs.
-JVMKIT_SIGNAL_SAFE void unwind_run(const CaptureState& state, JNIEnv* jni, const NativeStart& start,
+JVMKIT_SIGNAL_SAFE void unwind_run(const Sources& in, JNIEnv* jni, const NativeStart& start,
                                    NativePart* part) noexcept {
   uintptr_t* pcs = part->pcs + part->kernel_count;
   const int room = kMaxNativeFrames - part->kernel_count;
-  const StackBounds bounds = current_stack(jni);
-  const native::NativeSnapshotCell* tables = state.native_tables.load(std::memory_order_acquire);
-  native::NativeSnapshotCell::Reader native_reader(*tables);
-  const CodeSnapshotCell* code_cell = state.code_map.load(std::memory_order_acquire);
-  CodeSnapshotCell::Reader code_reader(*code_cell);
-  const CodeSnapshot* code = code_reader.get();
-  const bool in_java = code != nullptr && code->find(start.regs.pc) != nullptr;
-  if (native_reader.get() == nullptr || bounds.hi == 0) {
+  const bool in_java = in.code != nullptr && in.code->find(start.regs.pc) != nullptr;
+  if (in.tables == nullptr || in.bounds.hi == 0) {
     // Nothing to unwind with: the interrupted PC alone (unless it is Java code), then a marker.
     if (!in_java && room > 0) pcs[part->run_count++] = start.regs.pc | (start.exact_pc ? kExactPcBit : 0);
-    part->no_stack_bounds = bounds.hi == 0;
+    part->no_stack_bounds = in.bounds.hi == 0;
     part->run_end = in_java ? NativeRunEnd::kJoin : NativeRunEnd::kUnpreparedLibrary;
     return;
   }
-  const NativeUnwindContext context{native_reader.get(), code, bounds};
-  const NativeRun run = unwind_native(context, start, pcs, room);
+  const NativeRun run = unwind_native(NativeUnwindContext{in.tables, in.code, in.bounds}, start, pcs, room);
   part->run_count = run.count;
   part->run_end = run.end;
   part->end_pc = run.end_pc;
-  part->join_mismatch = run.end == NativeRunEnd::kJoin && run.count > 0 && !joins_anchor(jni, run, *code, bounds, part);
+  part->join_mismatch =
+      run.end == NativeRunEnd::kJoin && run.count > 0 && !joins_anchor(jni, run, *in.code, in.bounds, part);
 }
 
 // A thread without Java frames (HotSpot's own, or a Java thread before its first Java call) whose
@@ -101,21 +103,17 @@ JVMKIT_SIGNAL_SAFE void stub_top_without_java(const NativeStart& start, Request*
 // is one AsyncGetCallTrace refuses (the anchor is not walkable while the VM runs), but the native
 // run reached the anchor's Java frame, which proves the anchor is this moment's. Its Java frames
 // are then walked from the anchor, as HotSpot itself would walk them.
-JVMKIT_SIGNAL_SAFE void java_part_from_anchor(const CaptureState& state, JNIEnv* jni, const RequestPool::Producer& pool,
-                                              Request* request) noexcept {
+JVMKIT_SIGNAL_SAFE void java_part_from_anchor(const Sources& in, JNIEnv* jni, jint depth, Request* request,
+                                              EntriesOut* entries) noexcept {
   const NativePart& part = request->native;
   const bool refused = request->num_frames == hotspot::asgct::kUnknownNotJava ||
                        request->num_frames == hotspot::asgct::kNotWalkableNotJava;
-  if (jni == nullptr || request->kind != RequestKind::kCaptured || !refused || part.run_end != NativeRunEnd::kJoin ||
-      part.join_mismatch || part.no_stack_bounds) {
+  if (jni == nullptr || in.code == nullptr || request->kind != RequestKind::kCaptured || !refused ||
+      part.run_end != NativeRunEnd::kJoin || part.join_mismatch || part.no_stack_bounds) {
     return;
   }
-  const CodeSnapshotCell* code_cell = state.code_map.load(std::memory_order_acquire);
-  CodeSnapshotCell::Reader code_reader(*code_cell);
-  if (code_reader.get() == nullptr) return;
-  const StackBounds bounds = current_stack(jni);
   const AtCallCapture captured =
-      capture_at_anchor(jni, request->frames, pool.capture_depth(), *code_reader.get(), bounds.hi, request->physical);
+      capture_at_anchor(jni, request->frames, depth, *in.code, in.bounds.hi, request->physical, entries);
   if (captured.result <= 0) return;
   request->num_frames = captured.result;
   request->physical_count = captured.physical_count;
@@ -123,10 +121,20 @@ JVMKIT_SIGNAL_SAFE void java_part_from_anchor(const CaptureState& state, JNIEnv*
   request->native.java_from_anchor = true;
 }
 
+// Whether the thread has no Java frames at all: HotSpot's own thread, or one AsyncGetCallTrace
+// found outside Java code with no last Java frame in its anchor.
+JVMKIT_SIGNAL_SAFE bool without_java_frames(JNIEnv* jni, const Request& request) noexcept {
+  if (jni == nullptr) return true;
+  const jint asgct = request.num_frames;
+  return request.native.anchor_sp == 0 &&
+         (asgct == hotspot::asgct::kNoJavaFrame || asgct == hotspot::asgct::kUnknownNotJava ||
+          asgct == hotspot::asgct::kNotWalkableNotJava);
+}
+
 }  // namespace
 
 JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAsk& ask, JNIEnv* jni,
-                                       const ucontext_t* uc, Request* request) noexcept {
+                                       const ucontext_t* uc, Request* request, EntriesOut* entries) noexcept {
   NativePart* part = &request->native;
   part->requested = true;
   part->callback = ask.callback;
@@ -140,20 +148,23 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
     native::dwarf_gprs_of(uc, gprs);
     start = NativeStart{regs_of(uc), gprs, true};
   }
-  unwind_run(state, jni, start, part);
+  native::NativeSnapshotCell::Reader tables(*state.native_tables.load(std::memory_order_acquire));
+  CodeSnapshotCell::Reader code(*state.code_map.load(std::memory_order_acquire));
+  const Sources in{tables.get(), code.get(), current_stack(jni)};
+  unwind_run(in, jni, start, part);
   if (jni != nullptr && part->anchor_sp == 0) {
     // Whether the thread was outside Java code (its anchor set), for the delivery's reading of a
     // run that ended at unknown code.
     const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
     if (layout != nullptr) part->anchor_sp = layout->last_java_frame(jni).sp;
   }
-  java_part_from_anchor(state, jni, *state.pool.load(std::memory_order_acquire), request);
-  // No Java frames: AsyncGetCallTrace found the thread outside Java code, and no anchor names one.
-  const jint asgct = request->num_frames;
-  part->no_java_frames = jni == nullptr || (part->anchor_sp == 0 && (asgct == hotspot::asgct::kNoJavaFrame ||
-                                                                     asgct == hotspot::asgct::kUnknownNotJava ||
-                                                                     asgct == hotspot::asgct::kNotWalkableNotJava));
+  const jint depth = state.pool.load(std::memory_order_acquire)->capture_depth();
+  java_part_from_anchor(in, jni, depth, request, entries);
+  part->no_java_frames = without_java_frames(jni, *request);
   stub_top_without_java(start, request);
+  if (entries != nullptr && in.tables != nullptr && in.code != nullptr && in.bounds.hi != 0) {
+    capture_segments(*in.tables, *in.code, in.bounds, *entries, request);
+  }
   native_counters().count_request(part->native_only);
   native_counters().count_run(part->run_end);
 }

@@ -9,6 +9,7 @@
 #include "base/signal_safe.hpp"
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/signal/capture.hpp"
+#include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
 
 namespace jvmkit::walk {
@@ -24,7 +25,8 @@ struct NativeAsk {
 
 // Fills REQUEST->native (whose pcs must be mapped). JNI is the thread's JNIEnv, or nullptr for
 // HotSpot's own threads without one; UC the interrupted context, or nullptr (then ASK.caller).
+// ENTRIES: the entry frames the Java capture's proof crossed (capture_with_recovery), or nullptr.
 JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAsk& ask, JNIEnv* jni,
-                                       const ucontext_t* uc, Request* request) noexcept;
+                                       const ucontext_t* uc, Request* request, EntriesOut* entries) noexcept;
 
 }  // namespace jvmkit::walk

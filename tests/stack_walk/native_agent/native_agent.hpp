@@ -88,10 +88,14 @@ struct Trace {
   bool has_thread = false;  // beginStackTrace's thread was not NULL
   bool biased = false;
   std::vector<Frame> frames;
-  int native_frames = 0;  // markers not counted
+  int native_frames = 0;  // markers not counted; all of them, also those below Java frames
   int java_frames = 0;
-  int markers = 0;
-  jvmkitNativeEnd marker_end = JVMKIT_NATIVE_END_REASON_COUNT;
+  int markers = 0;                                              // above the first Java frame (the top part's marker)
+  jvmkitNativeEnd marker_end = JVMKIT_NATIVE_END_REASON_COUNT;  // that marker's reason
+  int top_native = 0;                                           // native frames above the first Java frame
+  std::vector<jvmkitNativeEnd> all_markers;  // every marker, also those ending a part below Java frames
+  bool last_was_marker = false;
+  bool last_was_java = false;
 };
 // One line for a frame: "native libz.so.1+0x4a10", "java   java.util.zip.Deflater.deflateBytesBytes type 3".
 std::string describe_frame(const Frame& frame);

@@ -84,8 +84,8 @@ void record_main(const Trace& trace) {
     if (!f.java && f.library != nullptr) libraries.insert(basename_of(f.library));
   }
   for (const std::string& library : libraries) g_main_traces_in_library[library]++;
-  if (trace.native_frames == 0 || trace.java_frames == 0) return;
-  const Frame& join = trace.frames[trace.native_frames + trace.markers];
+  if (trace.top_native == 0 || trace.java_frames == 0) return;
+  const Frame& join = trace.frames[trace.top_native + trace.markers];
   const bool at_deflate = join.type == JVMTI_FRAME_NATIVE && method_name(join.method) == kDeflateMethod;
   const bool joins = at_deflate && trace.markers == 0;
   g_main_native_above_java[0]++;
@@ -134,9 +134,9 @@ void record_trace(const Trace& trace) {
   KindStats& k = g_kinds[trace.kind];
   k.delivered++;
   g_native_frames += trace.native_frames;
-  if (trace.markers > 0) {
-    g_markers[trace.marker_end]++;
-    k.markers[trace.marker_end]++;
+  for (const jvmkitNativeEnd end : trace.all_markers) {
+    g_markers[end]++;
+    k.markers[end]++;
   }
   if (trace.java_frames > 0) k.with_java++;
   if (trace.java_frames == 0) k.native_only++;
@@ -147,8 +147,8 @@ void record_trace(const Trace& trace) {
   if (!trace.frames.empty() && !trace.frames[0].java && trace.frames[0].library != nullptr) {
     g_leaves_by_library[basename_of(trace.frames[0].library)]++;
   }
-  if (trace.native_frames > 0 && trace.java_frames > 0) {
-    const Frame& join = trace.frames[trace.native_frames + trace.markers];
+  if (trace.top_native > 0 && trace.java_frames > 0) {
+    const Frame& join = trace.frames[trace.top_native + trace.markers];
     g_joins[method_name(join.method) + (join.type == JVMTI_FRAME_NATIVE ? " (native)" : "") +
             (trace.markers > 0 ? " after a marker" : "")]++;
   }

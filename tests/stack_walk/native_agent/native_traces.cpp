@@ -82,8 +82,10 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
   g_is_open = true;
   g_open.user_data = ud;
   g_open.frames.clear();
-  g_open.native_frames = g_open.java_frames = g_open.markers = 0;
+  g_open.native_frames = g_open.java_frames = g_open.markers = g_open.top_native = 0;
   g_open.marker_end = JVMKIT_NATIVE_END_REASON_COUNT;
+  g_open.all_markers.clear();
+  g_open.last_was_marker = g_open.last_was_java = false;
   g_open.biased = biased == JNI_TRUE;
   g_open.has_thread = thread != nullptr;
   jvmkitTraceThread who;
@@ -105,8 +107,14 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
 // Where a native frame may come, and what it must hold.
 void check_native_frame(const jvmkitNativeFrame& f) {
   if (f.size != static_cast<jint>(sizeof(jvmkitNativeFrame))) trace_fail("a native frame of another size");
-  if (g_open.java_frames > 0) trace_fail("a native frame after a Java frame");
-  if (g_open.markers > 0) trace_fail("a native frame after the marker");
+  // A marker ends a native part: Java frames follow it, or nothing.
+  if (g_open.last_was_marker) trace_fail("a native frame after a marker");
+  // Below a Java frame, native frames come where the VM called Java: the call stub first.
+  if (g_open.last_was_java &&
+      (f.kind != JVMKIT_FRAME_JVM || f.library == nullptr || std::strcmp(f.library, "[code cache]") != 0 ||
+       f.symbol == nullptr || std::strcmp(f.symbol, "call_stub") != 0)) {
+    trace_fail("native frames below a Java frame that do not start at the call stub");
+  }
   if (f.kind == JVMKIT_FRAME_MARKER) {
     // Only a run that stopped at a PC of no known object (or of one not prepared yet) says where.
     const bool may_have_pc = f.end == JVMKIT_NATIVE_END_UNKNOWN_CODE || f.end == JVMKIT_NATIVE_END_UNPREPARED_LIBRARY;
@@ -137,11 +145,16 @@ jint JNICALL on_native_frame(const jvmkitNativeFrame* frame, void* ud) {
   f.library_offset = frame->library_offset;
   f.end = frame->end;
   check_native_frame(*frame);
+  const bool top = g_open.java_frames == 0;
   if (frame->kind == JVMKIT_FRAME_MARKER) {
-    if (g_open.markers++ == 0) g_open.marker_end = frame->end;
+    if (top && g_open.markers++ == 0) g_open.marker_end = frame->end;
+    g_open.all_markers.push_back(frame->end);
   } else {
     g_open.native_frames++;
+    if (top) g_open.top_native++;
   }
+  g_open.last_was_marker = frame->kind == JVMKIT_FRAME_MARKER;
+  g_open.last_was_java = false;
   return JVMKIT_FRAME_CONTINUE;
 }
 
@@ -153,6 +166,8 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation, void* ud
   f.method = method;
   g_open.frames.push_back(f);
   g_open.java_frames++;
+  g_open.last_was_marker = false;
+  g_open.last_was_java = true;
   if (method == nullptr) trace_fail("a Java frame without a method");
   if (type < JVMTI_FRAME_INTERPRETER || type > JVMTI_FRAME_NATIVE) trace_fail("a Java frame of a native kind");
   return JVMKIT_FRAME_CONTINUE;
@@ -162,7 +177,17 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation, void* ud
 void check_trace() {
   if (g_open.frames.empty()) trace_fail("a trace without frames");
   if (!g_open.has_thread && g_open.java_frames > 0) trace_fail("Java frames on a thread without a java.lang.Thread");
-  if (g_open.java_frames > 0 || g_open.markers > 0 || g_open.frames.empty()) return;
+  if (g_open.frames.empty()) return;
+  // Native frames below the last Java frame without a marker reached the thread's first frame.
+  if (g_open.java_frames > 0) {
+    const Frame& last = g_open.frames.back();
+    if (!last.java && last.type != JVMKIT_FRAME_MARKER &&
+        (last.library == nullptr || std::strncmp(basename_of(last.library), "libc.so", 7) != 0)) {
+      trace_fail("native frames below the Java frames, without a marker, not ending in libc");
+    }
+    return;
+  }
+  if (g_open.markers > 0) return;
   // Native frames alone, no marker: they reached the thread's first frame (clone3 or start_thread,
   // in libc), and the trace is the whole stack.
   const Frame& last = g_open.frames.back();

@@ -43,18 +43,28 @@ namespace {
 // for a frame it could not walk.
 JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uintptr_t stack_top,
                                         hotspot::AsgctFrame* frames, jint depth, PhysicalFrame* physical,
-                                        int* physical_count, Completeness* completeness) noexcept {
+                                        int* physical_count, Completeness* completeness,
+                                        EntriesOut* entries = nullptr) noexcept {
   jint n = 0;
   int p = 0;
-  const JavaWalkEnd end = walk_java_frames(code, top, walk_bounds(top, stack_top), stack_top, true, Describe::kAll,
-                                           [&](const CodeRange& range, const VirtualFrames& virt) {
-                                             if (!virt.known) return false;
-                                             for (int i = 0; i < virt.count && n < depth; i++) {
-                                               frames[n++] = virt.frames[i];
-                                             }
-                                             if (p < kMaxPhysicalFrames) physical[p++] = physical_frame_of(range);
-                                             return n < depth;
-                                           });
+  if (entries != nullptr) *entries = EntriesOut{};
+  const auto on_entry = [&](const Regs& stub, bool first, const Regs& below) {
+    if (entries == nullptr) return;
+    if (entries->count == kMaxEntryFrames) {
+      entries->overflow = true;
+      return;
+    }
+    entries->frames[entries->count++] = EntryFrame{stub, below, n, first};
+  };
+  const JavaWalkEnd end = walk_java_frames(
+      code, top, walk_bounds(top, stack_top), stack_top, true, Describe::kAll,
+      [&](const CodeRange& range, const VirtualFrames& virt) {
+        if (!virt.known) return false;
+        for (int i = 0; i < virt.count && n < depth; i++) frames[n++] = virt.frames[i];
+        if (p < kMaxPhysicalFrames) physical[p++] = physical_frame_of(range);
+        return n < depth;
+      },
+      on_entry);
   // A frame this walk cannot pass: the frames below it would be missing. (A walk that ends in code
   // that is neither Java nor an entry frame ends there, as AsyncGetCallTrace's does.)
   if (end == JavaWalkEnd::kUnwalkable || end == JavaWalkEnd::kCallerUnknown) return hotspot::asgct::kNotWalkableNotJava;
@@ -160,7 +170,7 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
 
 JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFrame* frames, jint depth,
                                                    const CodeSnapshot& code, uintptr_t stack_top,
-                                                   PhysicalFrame* physical) noexcept {
+                                                   PhysicalFrame* physical, EntriesOut* entries) noexcept {
   AtCallCapture out;
   out.result = hotspot::asgct::kNotWalkableNotJava;
   const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
@@ -171,7 +181,8 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFr
   if (last.pc == 0) last.pc = load_word(last.sp - 8);
   Regs top{};
   if (!first_java_frame(code, last, stack_top, &top)) return out;
-  out.result = walk_below_stub(code, top, stack_top, frames, depth, physical, &out.physical_count, &out.completeness);
+  out.result =
+      walk_below_stub(code, top, stack_top, frames, depth, physical, &out.physical_count, &out.completeness, entries);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/completeness.hpp"
 #include "stack_walk/physical_frame.hpp"
+#include "stack_walk/signal/x64/completeness.hpp"
 
 namespace jvmkit::walk {
 
@@ -37,6 +38,6 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
 // the native unwinder reached the code cache at the anchor's frame (native_capture.cpp).
 JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFrame* frames, jint depth,
                                                    const CodeSnapshot& code, uintptr_t stack_top,
-                                                   PhysicalFrame* physical) noexcept;
+                                                   PhysicalFrame* physical, EntriesOut* entries) noexcept;
 
 }  // namespace jvmkit::walk

@@ -116,30 +116,42 @@ JVMKIT_SIGNAL_SAFE ProofEnd compare_below(const CodeSnapshot& code, const Regs& 
                                           const hotspot::AsgctFrame* frames, jint n, jint first_below,
                                           PhysicalOut* physical) noexcept {
   jint next = first_below;  // the trace's frame the walk compares next
+  EntriesOut* entries = physical != nullptr ? physical->entries : nullptr;
   if (physical != nullptr) physical->count = 0;
+  if (entries != nullptr) *entries = EntriesOut{};
+  const jint offset = physical != nullptr ? physical->offset : 0;
   bool too_many = false, differs = false;
-  const JavaWalkEnd end =
-      walk_java_frames(code, top, StackBounds{top.sp, stack_top}, stack_top, false, Describe::kAllButInterpreted,
-                       [&](const CodeRange& range, const VirtualFrames& virt) {
-                         if (physical != nullptr && physical->count < physical->max) {
-                           physical->frames[physical->count++] = physical_frame_of(range);
-                         }
-                         // A Java frame beyond the trace's last, described or not: the trace lacks it.
-                         if (!virt.known) {
-                           too_many = next >= n;
-                           return false;
-                         }
-                         if (next + virt.count > n) {
-                           too_many = true;
-                           return false;
-                         }
-                         // An interpreter frame is one frame whose method is not read (see Describe).
-                         for (int i = 0; virt.frames != nullptr && i < virt.count; i++) {
-                           differs = differs || frames[next + i].method_id != virt.frames[i].method_id;
-                         }
-                         next += virt.count;
-                         return !differs;
-                       });
+  const auto on_entry = [&](const Regs& stub, bool first, const Regs& below) {
+    if (entries == nullptr) return;
+    if (entries->count == kMaxEntryFrames) {
+      entries->overflow = true;
+      return;
+    }
+    entries->frames[entries->count++] = EntryFrame{stub, below, next + offset, first};
+  };
+  const JavaWalkEnd end = walk_java_frames(
+      code, top, StackBounds{top.sp, stack_top}, stack_top, false, Describe::kAllButInterpreted,
+      [&](const CodeRange& range, const VirtualFrames& virt) {
+        if (physical != nullptr && physical->count < physical->max) {
+          physical->frames[physical->count++] = physical_frame_of(range);
+        }
+        // A Java frame beyond the trace's last, described or not: the trace lacks it.
+        if (!virt.known) {
+          too_many = next >= n;
+          return false;
+        }
+        if (next + virt.count > n) {
+          too_many = true;
+          return false;
+        }
+        // An interpreter frame is one frame whose method is not read (see Describe).
+        for (int i = 0; virt.frames != nullptr && i < virt.count; i++) {
+          differs = differs || frames[next + i].method_id != virt.frames[i].method_id;
+        }
+        next += virt.count;
+        return !differs;
+      },
+      on_entry);
   if (too_many) return kProofTooMany;
   if (differs) return kProofMethodsMismatch;
   // A Java frame the walk cannot pass (one being deoptimized): AsyncGetCallTrace stops there too.

@@ -24,10 +24,26 @@ namespace jvmkit::walk {
 //
 // PHYSICAL (may be null) receives the physical frames the walk passed, from TOP on (for frame
 // types): the proof's walk is the capture's physical walk too.
+// ENTRIES (may be null) receives the entry frames the walk crossed, from the top (for native
+// frames between Java frames: jvmkit/stack_walk_native.h).
+struct EntryFrame {
+  Regs stub;        // the call stub's frame: PC its return address into the stub, FP its rbp
+  Regs below;       // the first Java frame below it (not with first)
+  jint next_frame;  // the trace's index of the first Java frame below it (the trace's length: first)
+  bool first;       // the thread's first entry into Java
+};
+constexpr int kMaxEntryFrames = 16;
+struct EntriesOut {
+  EntryFrame frames[kMaxEntryFrames];
+  int count = 0;
+  bool overflow = false;  // more entries than frames holds
+};
 struct PhysicalOut {
   PhysicalFrame* frames;
   int max;
   int count = 0;
+  EntriesOut* entries = nullptr;
+  jint offset = 0;  // the index in the whole trace of the trace's first frame the walk compares
 };
 JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
                                                const hotspot::AsgctFrame* frames, jint n,

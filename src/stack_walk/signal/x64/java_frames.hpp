@@ -69,10 +69,13 @@ enum class JavaWalkEnd {
 // described (virtual_frames.known false); VISIT returns false to stop.
 // The top frame is described (its virtual frames passed) only when DESCRIBE_TOP: a frame
 // interrupted at any PC has no call record, and gets COUNT 0. HOW: see Describe.
-template <typename Visit>
+// ON_ENTRY(stub, first, below) is called at each entry frame the walk crosses: STUB the call
+// stub's frame (PC its return address into the stub, FP its rbp), FIRST when it is the thread's
+// first entry into Java, else BELOW the first Java frame below it.
+template <typename Visit, typename OnEntry>
 JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs top, const StackBounds& bounds,
-                                                uintptr_t stack_top, bool describe_top, Describe how,
-                                                Visit&& visit) noexcept {
+                                                uintptr_t stack_top, bool describe_top, Describe how, Visit&& visit,
+                                                OnEntry&& on_entry) noexcept {
   const hotspot::MethodLayout* methods = hotspot::known_method_layout();
   if (methods == nullptr && how == Describe::kAll) return JavaWalkEnd::kUnwalkable;
   const CodeRange* r = code.find(top.pc);
@@ -107,12 +110,22 @@ JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs t
     if (step == CallerStep::kCallerUnknown) return JavaWalkEnd::kCallerUnknown;
     if (step == CallerStep::kCaller) continue;
     if (r == nullptr || !r->call_stub) return JavaWalkEnd::kOtherCode;
+    const Regs stub = top;
     const EntryStep entry = below_entry(code, bounds, top, stack_top, &top);
     if (entry == EntryStep::kUnknown) return JavaWalkEnd::kUnwalkable;
+    on_entry(stub, entry == EntryStep::kFirst, top);
     if (entry == EntryStep::kFirst) return JavaWalkEnd::kFirstEntry;
     r = code.find(top.pc);
   }
   return JavaWalkEnd::kOtherCode;
+}
+
+template <typename Visit>
+JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs top, const StackBounds& bounds,
+                                                uintptr_t stack_top, bool describe_top, Describe how,
+                                                Visit&& visit) noexcept {
+  return walk_java_frames(code, top, bounds, stack_top, describe_top, how, visit,
+                          [](const Regs&, bool, const Regs&) {});
 }
 
 }  // namespace jvmkit::walk

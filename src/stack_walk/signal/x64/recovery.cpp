@@ -252,6 +252,7 @@ struct Capture {
   PhysicalFrame* physical;
   int* physical_count;
   Completeness* completeness;
+  EntriesOut* entries;  // the proof's entry frames, or nullptr
 
   JVMKIT_SIGNAL_SAFE bool stack_known() const noexcept { return stack_top > at.sp; }
   JVMKIT_SIGNAL_SAFE StackBounds bounds() const noexcept {
@@ -266,7 +267,7 @@ struct Capture {
   JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already, jint n) const noexcept {
     JVMKIT_DCHECK(already >= 0 && already <= kMaxPhysicalFrames);
     if (n < depth) {
-      PhysicalOut walked{physical + already, kMaxPhysicalFrames - already};
+      PhysicalOut walked{physical + already, kMaxPhysicalFrames - already, 0, entries, already};
       *completeness = prove_complete(*code, from, stack_top, frames + already, n - already, &walked);
       if (*completeness != Completeness::kUnchecked) return walked.count;  // the proof's walk was this one
     }
@@ -306,7 +307,7 @@ JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c, jint n) noexcep
   if (is_java(c.range) || anchor_frame(*c.code, c.jni, c.at.sp, c.stack_top, &from)) {
     *c.physical_count = c.walk(from, 0, n);
   } else if (n < c.depth) {
-    PhysicalOut walked{c.physical, kMaxPhysicalFrames};
+    PhysicalOut walked{c.physical, kMaxPhysicalFrames, 0, c.entries, 0};
     *c.completeness = prove_complete_from_leaf(*c.code, c.at, c.stack_top, c.frames, n, &walked);
     *c.physical_count = walked.count;
   }
@@ -463,14 +464,14 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
                                               hotspot::AsgctFrame* frames, jint depth,
                                               const CodeSnapshotCell& code_snapshots, uintptr_t stack_top,
                                               PhysicalFrame* physical, int* physical_count, bool* coarse_top,
-                                              Completeness* completeness) noexcept {
+                                              Completeness* completeness, EntriesOut* entries) noexcept {
   JVMKIT_DCHECK(depth > 0);
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
   const Regs at = regs_of(uc);
   CodeSnapshotCell::Reader reader(code_snapshots);
   const CodeSnapshot* code = reader.get();
-  const Capture c{asgct, jni,       uc,       frames,         depth,       code, code ? code->find(at.pc) : nullptr,
-                  at,    stack_top, physical, physical_count, completeness};
+  const Capture c{asgct, jni,       uc,       frames,         depth,        code,   code ? code->find(at.pc) : nullptr,
+                  at,    stack_top, physical, physical_count, completeness, entries};
   *physical_count = 0;
   *completeness = Completeness::kUnchecked;
   *coarse_top = c.range != nullptr && c.range->kind == CodeKind::kNMethod && c.range->coarse_debug_info;

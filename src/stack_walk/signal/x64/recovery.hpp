@@ -10,6 +10,7 @@
 #include "hotspot/asgct.hpp"
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/completeness.hpp"
+#include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/native_text.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
@@ -53,6 +54,6 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
                                               hotspot::AsgctFrame* frames, jint depth,
                                               const CodeSnapshotCell& code_snapshots, uintptr_t stack_top,
                                               PhysicalFrame* physical, int* physical_count, bool* coarse_top,
-                                              Completeness* completeness) noexcept;
+                                              Completeness* completeness, EntriesOut* entries = nullptr) noexcept;
 
 }  // namespace jvmkit::walk
