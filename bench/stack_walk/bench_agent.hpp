@@ -26,6 +26,8 @@ constexpr int kMaxWorkers = 64;
 // and (async-signal-safe atomics) by signal handlers.
 inline std::atomic<pid_t> g_worker_tids[kMaxWorkers];
 inline std::atomic<int> g_worker_count{0};
+// The name prefix of the threads sampled ("worker-": jvmkit.test.walk.DepthMain's and Workers').
+inline char g_thread_prefix[32] = "worker-";
 
 inline int worker_count() { return std::min(g_worker_count.load(), kMaxWorkers); }
 
@@ -33,7 +35,7 @@ inline void JNICALL on_worker_start(jvmtiEnv* jvmti, JNIEnv*, jthread thread) {
   jvmtiThreadInfo info;
   std::memset(&info, 0, sizeof(info));
   if (jvmti->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE || info.name == nullptr) return;
-  if (std::strncmp(info.name, "worker-", 7) == 0) {
+  if (std::strncmp(info.name, g_thread_prefix, std::strlen(g_thread_prefix)) == 0) {
     int i = g_worker_count.fetch_add(1);
     if (i < kMaxWorkers) g_worker_tids[i].store(jvmkit::current_tid());
   }

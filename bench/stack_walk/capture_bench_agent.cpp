@@ -4,7 +4,11 @@
 // percentiles, the mean stack depth, and the CPU time of jvmkit's delivery thread per delivered
 // trace (with trivial callbacks).
 // Options: rate=<Hz total> (default 2000); compare (also time bare AsyncGetCallTrace on the same
-// signal, i.e. the same stack, alternating which of the two runs first).
+// signal, i.e. the same stack, alternating which of the two runs first); native (a session with
+// native frames, jvmkit/stack_walk_native.h: each signal makes both a RequestStackTrace and a
+// JvmkitRequestStackTraceNative request, alternating which runs first, and both are timed: the
+// difference is the cost of the native frames, reported per native frame delivered);
+// threads=PREFIX (sample the threads whose name starts with PREFIX; default worker-).
 #include <dlfcn.h>
 #include <jni.h>
 #include <jvmti.h>
@@ -22,6 +26,7 @@
 #include <string>
 
 #include <jvmkit/stack_walk.h>
+#include <jvmkit/stack_walk_native.h>
 
 #include "base/thread_id.hpp"
 #include "bench/stack_walk/bench_agent.hpp"
@@ -74,6 +79,31 @@ void record(std::atomic<int64_t>* hist, std::atomic<int64_t>* cpu_hist, int64_t 
   cpu_hist[std::min<int64_t>(cpu_ns / 100, kBuckets - 1)].fetch_add(1, std::memory_order_relaxed);
 }
 
+// native: the native requests' capture times, and the native frames their traces delivered.
+bool g_native = false;
+std::atomic<int64_t> g_native_hist[kBuckets];
+std::atomic<int64_t> g_native_cpu_hist[kBuckets];
+std::atomic<int64_t> g_native_frames{0}, g_native_traces{0};
+
+jint JNICALL count_native_frame(const jvmkitNativeFrame* frame, void*) {
+  if (frame->kind != JVMKIT_FRAME_MARKER) g_native_frames.fetch_add(1, std::memory_order_relaxed);
+  return JVMKIT_FRAME_CONTINUE;
+}
+void JNICALL count_native_begin(jthread, jboolean, void*) { g_native_traces.fetch_add(1, std::memory_order_relaxed); }
+
+void timed_native_capture(void* uc) {
+  jvmtiStackTraceCallbacks cb = jvmkit::bench::counting_callbacks();
+  cb.beginStackTrace = count_native_begin;
+  jvmkitNativeRequest native{};
+  native.size = sizeof(native);
+  native.nativeFrame = count_native_frame;
+  int64_t cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID);
+  int64_t start = now_ns();
+  JvmkitRequestStackTraceNative(g_jvmti, nullptr, uc, cb, &native, nullptr);
+  int64_t wall = now_ns() - start;
+  record(g_native_hist, g_native_cpu_hist, wall, now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu_start);
+}
+
 void timed_capture(void* uc) {
   jvmtiStackTraceCallbacks cb = jvmkit::bench::counting_callbacks();
   int64_t cpu_start = now_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -107,7 +137,12 @@ void handler(int, siginfo_t*, void* uc) {
       if (g_worker_tids[i].load(std::memory_order_relaxed) == self) slot = i;
     }
   }
-  if (slot < 0) {
+  if (g_native) {
+    const bool native_first = g_order.fetch_add(1, std::memory_order_relaxed) & 1;
+    if (native_first) timed_native_capture(uc);
+    timed_capture(uc);
+    if (!native_first) timed_native_capture(uc);
+  } else if (slot < 0) {
     timed_capture(uc);
   } else if (g_order.fetch_add(1, std::memory_order_relaxed) & 1) {
     timed_capture(uc);
@@ -167,6 +202,22 @@ void JNICALL on_vm_death(jvmtiEnv* jvmti, JNIEnv*) {
       percentile_us(g_cpu_hist, 0.999, total), (long long)c.accepted, (long long)c.delivered, (long long)c.failed,
       (long long)c.rejected, c.delivered ? double(g_frames.load()) / c.delivered : 0.0, cpu_ms,
       c.delivered ? 1000.0 * cpu_ms / c.delivered : 0.0);
+  if (g_native) {
+    int64_t native_total = 0;
+    for (auto& b : g_native_hist) native_total += b.load();
+    const double frames = g_native_traces.load() ? double(g_native_frames.load()) / g_native_traces.load() : 0.0;
+    const double extra_p50 =
+        percentile_us(g_native_cpu_hist, 0.5, native_total) - percentile_us(g_cpu_hist, 0.5, total);
+    std::printf(
+        "native capture (JvmkitRequestStackTraceNative, same signals): n=%lld, %.1f native frames per trace\n"
+        "  wall p50=%.1f us p90=%.1f us p99=%.1f us; thread CPU p50=%.1f us p90=%.1f us p99=%.1f us\n"
+        "  native frames cost (thread CPU p50, native - plain): %.2f us per sample, %.0f ns per native frame\n",
+        (long long)native_total, frames, percentile_us(g_native_hist, 0.5, native_total),
+        percentile_us(g_native_hist, 0.9, native_total), percentile_us(g_native_hist, 0.99, native_total),
+        percentile_us(g_native_cpu_hist, 0.5, native_total), percentile_us(g_native_cpu_hist, 0.9, native_total),
+        percentile_us(g_native_cpu_hist, 0.99, native_total), extra_p50,
+        frames > 0 ? 1000.0 * extra_p50 / frames : 0.0);
+  }
   if (g_compare) {
     int64_t bare_total = 0;
     for (auto& b : g_bare_hist) bare_total += b.load();
@@ -191,6 +242,13 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
   size_t rate_at = opts.find("rate=");
   if (rate_at != std::string::npos) g_rate = std::max(1L, std::strtol(opts.c_str() + rate_at + 5, nullptr, 10));
   g_compare = opts.find("compare") != std::string::npos;
+  g_native = opts.find("native") != std::string::npos;
+  size_t threads_at = opts.find("threads=");
+  if (threads_at != std::string::npos) {
+    const std::string prefix = opts.substr(threads_at + 8, opts.find(',', threads_at) - threads_at - 8);
+    std::snprintf(jvmkit::bench::g_thread_prefix, sizeof(jvmkit::bench::g_thread_prefix), "%s", prefix.c_str());
+  }
+  if (g_native && JvmkitSetNativeFrames(JVMKIT_NATIVE_ON | JVMKIT_NATIVE_WAIT) != JVMTI_ERROR_NONE) return JNI_ERR;
   g_vm = vm;
   g_asgct = reinterpret_cast<Asgct>(dlsym(RTLD_DEFAULT, "AsyncGetCallTrace"));
   return jvmkit::bench::setup_agent(vm, &g_jvmti, on_vm_init, on_vm_death, SIGRTMIN + 3, handler);

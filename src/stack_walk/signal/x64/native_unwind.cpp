@@ -4,6 +4,8 @@
 // the watcher's poll period bounds). Calls nothing but marked functions.
 #include "stack_walk/signal/x64/native_unwind.hpp"
 
+#include <vector>
+
 #include "base/debug_check.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 
@@ -59,11 +61,13 @@ JVMKIT_SIGNAL_SAFE bool follows_sib_call(const CodeRange& text, uintptr_t ret) n
 // segment of a loaded object (whose bytes may be read). A word left on the stack by an earlier
 // call, or a data word, almost never passes.
 JVMKIT_SIGNAL_SAFE bool returns_from_call(const native::NativeSnapshot& tables, uintptr_t ret) noexcept {
-  const native::RowLookup lookup = tables.lookup(ret - 1);
-  if (lookup.module == nullptr) return false;
+  const std::vector<native::UnwindModule>& modules = tables.modules();
+  const native::UnwindModule* module =
+      native::find_module(modules.data(), static_cast<uint32_t>(modules.size()), ret - 1);
+  if (module == nullptr) return false;
   CodeRange text{};
-  text.start = lookup.module->text_start;
-  text.end = lookup.module->text_end;
+  text.start = module->text_start;
+  text.end = module->text_end;
   return follows_call(text, ret) || follows_sib_call(text, ret);
 }
 
@@ -71,6 +75,7 @@ JVMKIT_SIGNAL_SAFE bool returns_from_call(const native::NativeSnapshot& tables, 
 struct Cursor {
   native::FrameRegs regs;
   bool exact;
+  bool in_java;  // regs.pc lies in the code cache
 };
 
 // One frame: where its caller is. Returns false with *END when the run ends at this frame.
@@ -107,6 +112,7 @@ JVMKIT_SIGNAL_SAFE bool step(const NativeUnwindContext& context, Cursor* cursor,
   }
   cursor->regs = native::FrameRegs{ret, caller.cfa, caller.caller_fp, caller.caller_fp_known, nullptr};
   cursor->exact = caller.signal_frame;
+  cursor->in_java = into_java;
   return true;
 }
 
@@ -116,9 +122,10 @@ JVMKIT_SIGNAL_SAFE NativeRun unwind_native(const NativeUnwindContext& context, c
                                            int max) noexcept {
   JVMKIT_DCHECK(context.tables != nullptr && max >= 0);
   NativeRun run;
-  Cursor cursor{native::FrameRegs{start.regs.pc, start.regs.sp, start.regs.fp, true, start.gprs}, start.exact_pc};
+  Cursor cursor{native::FrameRegs{start.regs.pc, start.regs.sp, start.regs.fp, true, start.gprs}, start.exact_pc,
+                context.code != nullptr && context.code->find(start.regs.pc) != nullptr};
   for (;;) {
-    if (context.code != nullptr && context.code->find(cursor.regs.pc) != nullptr) {
+    if (cursor.in_java) {
       run.end = NativeRunEnd::kJoin;
       run.join = Regs{cursor.regs.pc, cursor.regs.sp, cursor.regs.fp};
       run.join_exact = cursor.exact;
