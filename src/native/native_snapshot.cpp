@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 #include <utility>
 
 #include "base/clock.hpp"
@@ -50,8 +52,19 @@ std::span<const uint8_t> vdso_image() {
   return {image, elf_image_size(image)};
 }
 
-std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object) {
+bool stays_mapped(const LoadedObject& object, const std::string& jdk_lib) {
+  if (object.is_vdso || object.is_main_program) return true;
+  if (!jdk_lib.empty() && object.path.starts_with(jdk_lib)) return true;
+  static constexpr std::string_view kRuntimes[] = {"libc.so.6",       "ld-linux-x86-64.so.2", "libm.so.6",
+                                                   "libpthread.so.0", "libdl.so.2",           "librt.so.1",
+                                                   "libstdc++.so.6",  "libgcc_s.so.1",        "libjvm.so"};
+  const std::string name = base_name(object.path);
+  return std::find(std::begin(kRuntimes), std::end(kRuntimes), name) != std::end(kRuntimes);
+}
+
+std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object, bool stays_mapped) {
   auto prepared = std::make_shared<PreparedObject>();
+  prepared->stays_mapped = stays_mapped;
   prepared->path = object.path;
   prepared->bias = object.bias;
   prepared->build_id = object.build_id;
@@ -83,6 +96,7 @@ NativeSnapshot::NativeSnapshot(std::vector<std::shared_ptr<const PreparedObject>
       module.text_end = range.end;
       module.bias = object.bias;
       module.prepared = object.prepared();
+      module.stays_mapped = object.stays_mapped;
       module.rows = object.prepared() ? object.rows.data() : nullptr;
       module.row_count = object.prepared() ? static_cast<uint32_t>(object.rows.size()) : 0;
       module.object = static_cast<uint32_t>(i);
@@ -107,6 +121,13 @@ PrepareSummary NativePreparer::update(const std::vector<LoadedObject>& objects) 
   const NativeSnapshot* previous = cell_.current();
   const auto& before = previous != nullptr ? previous->objects() : none;
   std::vector<std::shared_ptr<const PreparedObject>> next;
+  // The JDK's lib/ directory: libjvm lies in lib/server/.
+  std::string jdk_lib;
+  for (const LoadedObject& object : objects) {
+    if (base_name(object.path) != "libjvm.so") continue;
+    const size_t server = object.path.rfind("/server/libjvm.so");
+    if (server != std::string::npos) jdk_lib = object.path.substr(0, server + 1);
+  }
   for (const LoadedObject& object : objects) {
     const auto known =
         std::find_if(before.begin(), before.end(), [&](const auto& p) { return same_build(*p, object); });
@@ -115,7 +136,7 @@ PrepareSummary NativePreparer::update(const std::vector<LoadedObject>& objects) 
       summary.reused++;
       continue;
     }
-    next.push_back(prepare_object(object));
+    next.push_back(prepare_object(object, stays_mapped(object, jdk_lib)));
     (next.back()->prepared() ? summary.prepared : summary.failed)++;
   }
   for (const auto& old : before) {

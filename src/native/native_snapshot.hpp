@@ -29,6 +29,11 @@ struct PreparedObject {
   std::vector<uint8_t> build_id;  // of the image in memory
   std::vector<AddressRange> text;
   bool is_vdso = false;
+  // Never unloaded while the process runs: the program, the vDSO, the C and C++ runtimes, libjvm
+  // and the JDK's own libraries (its boot loader never unloads them). Code bytes of any other
+  // object may be unmapped by dlclose before a newer snapshot drops it, so the signal side checks
+  // that their pages are mapped before it reads them.
+  bool stays_mapped = false;
   CfiError error = CfiError::kNone;  // kNone: the rows are the object's table
   std::string detail;                // with an error: what failed
   std::vector<UnwindRow> rows;
@@ -96,7 +101,11 @@ class NativePreparer {
 
 // Compiles the table of one loaded object: its file (checked against the build-id in memory),
 // or, for the vDSO, its image in memory. Never fails by exception; see PreparedObject::error.
-std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object);
+std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object, bool stays_mapped = false);
+
+// Whether OBJECT is never unloaded (PreparedObject::stays_mapped); JDK_LIB is the JDK's lib/
+// directory ("/usr/lib/jvm/java-17-openjdk-amd64/lib/"), or empty when libjvm is not loaded.
+bool stays_mapped(const LoadedObject& object, const std::string& jdk_lib);
 
 // The vDSO's image in memory (its ELF header, program and section headers and everything they
 // cover), or an empty span when the kernel maps none.

@@ -244,8 +244,9 @@ struct UnwindModule {
   uintptr_t bias = 0;               // absolute address = ELF vaddr + bias
   const UnwindRow* rows = nullptr;  // sorted by start; nullptr when not prepared
   uint32_t row_count = 0;
-  uint32_t object = 0;    // index of the object in its snapshot (names, statistics)
-  bool prepared = false;  // false: the object's table could not be built (file replaced, no CFI, ...)
+  uint32_t object = 0;        // index of the object in its snapshot (names, statistics)
+  bool prepared = false;      // false: the object's table could not be built (file replaced, no CFI, ...)
+  bool stays_mapped = false;  // never unloaded: its code bytes may be read without a check
 };
 
 // The module of MODULES (N of them, sorted by text_start, not overlapping) whose segment holds

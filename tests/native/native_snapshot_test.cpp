@@ -67,6 +67,10 @@ TEST(NativeSnapshot, ADlopenedLibraryAppearsAfterAnUpdateAndGoesAfterDlclose) {
   EXPECT_EQ(found.row->cfa_kind(), CfaKind::kRsp) << "the function's first instruction: CFA = rsp + 8";
   EXPECT_EQ(found.row->cfa_offset, 8);
   EXPECT_EQ(object_at(preparer, pc)->path, JVMKIT_NATIVE_FIXTURE_EMPTY);
+  EXPECT_FALSE(found.module->stays_mapped) << "a dlopened library may be unloaded: its bytes are checked first";
+  const RowLookup libc = lookup(preparer, reinterpret_cast<uintptr_t>(&getpid));
+  ASSERT_NE(libc.module, nullptr);
+  EXPECT_TRUE(libc.module->stays_mapped) << "libc is never unloaded";
 
   ASSERT_EQ(dlclose(handle), 0);
   const PrepareSummary unloaded = preparer.update(loaded_objects());

@@ -1,8 +1,12 @@
 // SIGNAL CONTEXT (native_unwind.hpp). Reads stack words inside the bounds given, the immutable
-// unwind tables and code snapshot, and code bytes of executable segments the tables list (mapped
-// while the object is loaded; the snapshot is replaced only after the loader dropped it, a window
-// the watcher's poll period bounds). Calls nothing but marked functions.
+// unwind tables and code snapshot, and code bytes of executable segments the tables list: without
+// a check for the objects that are never unloaded, after the mincore system call says the page is
+// mapped for the others (dlclose may unmap one before the watcher publishes tables without it).
+// Calls nothing else but marked functions.
 #include "stack_walk/signal/x64/native_unwind.hpp"
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <vector>
 
@@ -65,6 +69,13 @@ JVMKIT_SIGNAL_SAFE bool returns_from_call(const native::NativeSnapshot& tables, 
   const native::UnwindModule* module =
       native::find_module(modules.data(), static_cast<uint32_t>(modules.size()), ret - 1);
   if (module == nullptr) return false;
+  // An object that may be unloaded: dlclose may have unmapped it since the tables were built (a
+  // stale stack word pointing there). mincore fails with ENOMEM for unmapped pages.
+  if (!module->stays_mapped) {
+    unsigned char resident[2];
+    const uintptr_t page = (ret - 7) & ~uintptr_t{4095};
+    if (syscall(SYS_mincore, page, ret - page, resident) != 0) return false;
+  }
   CodeRange text{};
   text.start = module->text_start;
   text.end = module->text_end;
