@@ -47,6 +47,7 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
   r.vtable_stub = std::strcmp(name, "vtable stub") == 0 || std::strcmp(name, "itable stub") == 0;
   r.call_stub = std::strcmp(name, "call_stub") == 0;
   std::lock_guard<std::mutex> lock(mutex_);
+  r.name = names_.emplace(name).first->c_str();
   CodeRange& slot = blobs_[start];
   // The same start may be reported for a blob and for the first stub inside it: keep the
   // interpreter if either says so, and otherwise the smaller (more specific) range.

@@ -17,6 +17,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "base/signal_safe.hpp"
@@ -37,6 +39,7 @@ struct CodeRange {
   uintptr_t end;     // exclusive
   jmethodID method;  // kNMethod: the root method; else nullptr
   CodeKind kind;
+  const char* name;     // kStub, kInterpreter: the name HotSpot reported (valid for the process's life)
   bool vtable_stub;     // kStub named "vtable stub" / "itable stub"
   bool call_stub;       // kStub named "call_stub": where the VM calls Java (entry frames)
   bool native_wrapper;  // kNMethod of a method declared native: one frame, of that method
@@ -108,7 +111,10 @@ class CodeMap {
   void publish_locked();
 
   mutable std::mutex mutex_;
-  std::map<uintptr_t, CodeRange> blobs_;                              // by start
+  std::map<uintptr_t, CodeRange> blobs_;  // by start
+  // The blobs' names, interned: a few thousand at most, kept for the process's life, so that a
+  // CodeRange's name outlives every snapshot and every trace delivered with it.
+  std::set<std::string> names_;
   std::map<uintptr_t, CodeRange> nmethods_;                           // by start
   std::map<uintptr_t, std::shared_ptr<const CallSites>> call_sites_;  // by nmethod start
   CodeSnapshotCell cell_;

@@ -35,15 +35,15 @@ jvmkitNativeFrame blank_frame(jvmtiFrameType kind) {
 
 namespace {
 
-// What jvmkit's code map knows now of PC in HotSpot's code cache: not there (nullptr), a stub of
-// no known name (""), or the call stub, where the VM calls Java.
+// What jvmkit's code map knows now of PC in HotSpot's code cache: not there (nullptr), or the name
+// HotSpot gave its stub or blob ("call_stub", "_new_array_Java", ...; "" when it has none).
 const char* code_cache_name(uintptr_t pc) {
   const CodeSnapshotCell* cell = capture_state().code_map.load(std::memory_order_acquire);
   if (cell == nullptr) return nullptr;
   CodeSnapshotCell::Reader reader(*cell);
   const CodeRange* range = reader.get() != nullptr ? reader.get()->find(pc) : nullptr;
   if (range == nullptr) return nullptr;
-  return range->call_stub ? "call_stub" : "";
+  return range->name != nullptr ? range->name : "";
 }
 
 // A run that ended at a PC no object held when it was captured: an object loaded after the

@@ -83,6 +83,12 @@ JVMKIT_SIGNAL_SAFE void unwind_run(const Sources& in, JNIEnv* jni, const NativeS
   part->end_pc = run.end_pc;
   part->join_mismatch =
       run.end == NativeRunEnd::kJoin && run.count > 0 && !joins_anchor(jni, run, *in.code, in.bounds, part);
+  // Native code called from a stub of HotSpot's (a runtime stub: C2's _new_array_Java, C1's
+  // new_instance): the stub is a frame of the JVM's between them and the Java frames.
+  if (run.end == NativeRunEnd::kJoin && run.count > 0 && run.count < room) {
+    const CodeRange* stub = in.code->find(run.join.pc);
+    if (stub != nullptr && stub->kind == CodeKind::kStub && !stub->call_stub) pcs[part->run_count++] = run.join.pc;
+  }
 }
 
 // A thread without Java frames (HotSpot's own, or a Java thread before its first Java call) whose
