@@ -81,18 +81,21 @@ typedef enum {
 #define JVMKIT_NATIVE_FRAME_DYNSYM 8     /* the symbol came from the dynamic symbol table only */
 
 typedef struct {
-  jint size;            /* sizeof(jvmkitNativeFrame) of this jvmkit; fields are only ever added last */
-  jvmtiFrameType kind;  /* JVMKIT_FRAME_NATIVE_CODE, _JVM, _KERNEL or _MARKER */
-  jlong pc;             /* the absolute PC; for a marker, the PC that ended the native part when the
-                           end is unknown_code or unprepared_library, else 0 */
-  const char* symbol;   /* demangled name ("deflate", "JavaCalls::call_helper(...)"), or NULL */
-  jlong symbol_offset;  /* pc - the symbol's start, with a symbol */
-  const char* library;  /* the object's path, "[vdso]", "[code cache]" (HotSpot's stubs),
-                           "[kernel.kallsyms]", or "[unknown]"; NULL for a marker */
-  jlong library_offset; /* pc - the object's load bias: the 0x1234 of libfoo.so+0x1234 */
-  jint flags;           /* JVMKIT_NATIVE_FRAME_* */
-  jvmkitNativeEnd end;  /* a marker: why the native part ends here */
-} jvmkitNativeFrame;    /* strings stay valid until DisableRequestStackTrace returns */
+  jint size;             /* sizeof(jvmkitNativeFrame) of this jvmkit; fields are only ever added last */
+  jvmtiFrameType kind;   /* JVMKIT_FRAME_NATIVE_CODE, _JVM, _KERNEL or _MARKER */
+  jlong pc;              /* the absolute PC; for a marker, the PC that ended the native part when the
+                            end is unknown_code or unprepared_library, else 0 */
+  const char* symbol;    /* demangled name ("deflate", "JavaCalls::call_helper(...)"), or NULL */
+  jlong symbol_offset;   /* pc - the symbol's start, with a symbol */
+  const char* library;   /* the object's path, "[vdso]", "[code cache]" (HotSpot's stubs),
+                            "[kernel.kallsyms]", or "[unknown]"; NULL for a marker */
+  jlong library_offset;  /* pc - the object's load bias: the 0x1234 of libfoo.so+0x1234 */
+  jint flags;            /* JVMKIT_NATIVE_FRAME_* */
+  jvmkitNativeEnd end;   /* a marker: why the native part ends here */
+  jlong function_offset; /* library offset of the start of the function holding pc: its symbol's, else
+                            the start of its call-frame information (so that frames of one unnamed
+                            function share libfoo.so+0x<function_offset>); -1 when unknown */
+} jvmkitNativeFrame;     /* strings stay valid until DisableRequestStackTrace returns */
 
 /* Called for each native frame, in stack order between the Java frames. Returns
  * JVMKIT_FRAME_CONTINUE or JVMKIT_FRAME_STOP, as stackFrame; either callback's STOP ends the

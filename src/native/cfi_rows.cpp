@@ -293,8 +293,14 @@ CompiledCfi compile_cfi(Elf* elf) {
     compile_fde(source.cfi(), starts[i], limit, &rows, &out.stats);
   }
   out.rows = rows.take();
+  out.function_starts.assign(starts.begin(), starts.end());  // each below kRowLimit (checked above)
   out.stats.compile_ns = static_cast<uint64_t>(monotonic_ns() - begin);
   return out;
+}
+
+int64_t function_start(const std::vector<uint32_t>& starts, uint64_t offset) {
+  const auto after = std::upper_bound(starts.begin(), starts.end(), offset);
+  return after == starts.begin() ? -1 : static_cast<int64_t>(*(after - 1));
 }
 
 CompiledCfi compile_cfi_file(const std::string& path, std::span<const uint8_t> expected_build_id) {

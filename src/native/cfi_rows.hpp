@@ -62,8 +62,14 @@ struct CompiledCfi {
   CfiError error = CfiError::kNone;
   std::string detail;           // with an error: what exactly failed
   std::vector<UnwindRow> rows;  // sorted by start; empty with an error
+  // Where each function's call-frame information starts (its FDE), sorted: the function a PC
+  // without a symbol lies in, so that frames of one unnamed function share one name.
+  std::vector<uint32_t> function_starts;
   CfiStats stats;
 };
+
+// The start of the function (FDE) of STARTS that holds OFFSET, or -1 when none starts at or below it.
+int64_t function_start(const std::vector<uint32_t>& starts, uint64_t offset);
 
 // An ELF object opened for reading with libelf: a file (mapped, ELF_C_READ_MMAP) or a private copy
 // of an image in memory (the vDSO, which has no file). Owns its descriptor and Elf*.

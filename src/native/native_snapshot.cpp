@@ -82,6 +82,7 @@ std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object,
   prepared->error = cfi.error;
   prepared->detail = std::move(cfi.detail);
   prepared->rows = std::move(cfi.rows);
+  prepared->function_starts = std::move(cfi.function_starts);
   prepared->stats = cfi.stats;
   return prepared;
 }

@@ -37,6 +37,7 @@ struct PreparedObject {
   CfiError error = CfiError::kNone;  // kNone: the rows are the object's table
   std::string detail;                // with an error: what failed
   std::vector<UnwindRow> rows;
+  std::vector<uint32_t> function_starts;  // the FDEs' starts (CompiledCfi::function_starts)
   CfiStats stats;
 
   bool prepared() const noexcept { return error == CfiError::kNone; }
@@ -53,7 +54,7 @@ class NativeSnapshot {
     return lookup_row(modules_.data(), static_cast<uint32_t>(modules_.size()), pc);
   }
 
-  const std::vector<UnwindModule>& modules() const noexcept { return modules_; }
+  JVMKIT_SIGNAL_SAFE const std::vector<UnwindModule>& modules() const noexcept { return modules_; }
   const std::vector<std::shared_ptr<const PreparedObject>>& objects() const noexcept { return objects_; }
   const PreparedObject& object_of(const UnwindModule& module) const noexcept { return *objects_[module.object]; }
 

@@ -12,7 +12,8 @@
 // forwards its commands to the copy that runs, when both are the same version.
 //
 // Stack traces are only ever obtained through stack_walk.h (RequestStackTrace from the signal
-// handler); the profiler's own jvmtiEnv is used for thread events and for naming methods and threads.
+// handler, or JvmkitRequestStackTraceNative of stack_walk_native.h with cstack=native); the
+// profiler's own jvmtiEnv is used for thread events and for naming methods and threads.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <jvmkit/stack_walk.h>

@@ -24,6 +24,10 @@ struct EngineConfig {
   const EventSpec* event = nullptr;
   int64_t interval = 0;  // ns for time events, a count otherwise
   int signal = 0;        // the signal to deliver to sampled threads
+  // HotSpot's own threads have traces too (cstack=native): wall also signals those that start
+  // after sampling began (GC workers and compiler threads added on demand), which JVMTI's
+  // ThreadStart never reports.
+  bool vm_threads = false;
 };
 
 class Engine {

@@ -144,6 +144,30 @@ MergedNode merged_tree(const EventProfile& event, NameTable* names) {
   return root;
 }
 
+// Native frames' types (cstack=native): their colours, legend and names. A page of Java frames
+// only gets none of it, so that it stays the page it always was, byte for byte (the placeholders
+// are dropped).
+struct NativeTypesText {
+  const char* placeholder;
+  const char* text;
+};
+constexpr NativeTypesText kNativeTypes[] = {
+    {"/*NATIVE_STYLE*/",
+     "\n  .t7 { background: #e06666; }  /* native code: C/C++ */"
+     "\n  .t8 { background: #d9a441; }  /* JVM: libjvm, HotSpot's stubs */"
+     "\n  .t9 { background: #7f9cc9; }  /* kernel */"},
+    {"/*NATIVE_LEGEND*/",
+     "<span class=\"t7\">native code</span><span class=\"t8\">JVM</span><span class=\"t9\">kernel</span>"},
+    {"/*NATIVE_TYPES*/", ", \"native code\", \"JVM\", \"kernel\""},
+};
+
+bool has_native_frames(const Profile& profile) {
+  for (const Profile::Node& n : profile.nodes()) {
+    if (n.total > 0 && is_native_frame_type(n.frame.type)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string html_text(std::span<const EventProfile> events, const RunInfo& info) {
@@ -175,6 +199,9 @@ std::string html_text(std::span<const EventProfile> events, const RunInfo& info)
   data += "]}";
 
   std::string page(kFlameGraphTemplate);
+  bool native = false;
+  for (const EventProfile& e : events) native = native || has_native_frames(*e.profile);
+  for (const NativeTypesText& t : kNativeTypes) replace_all(&page, t.placeholder, native ? t.text : "");
   replace_all(&page, "/*TITLE*/", html_escape(info.title));
   size_t pos = page.find("/*DATA*/");
   if (pos != std::string::npos) page.replace(pos, 8, data);

@@ -324,6 +324,18 @@ Error set_max_stacks(std::string_view value, OptionParse& p) {
   return set_bounded_int(value, 1000, int64_t{1} << 31, &p.out->max_stacks);
 }
 
+// cstack=no|native: native frames in the signal event's stacks.
+Error set_cstack(std::string_view value, OptionParse& p) {
+  if (value == "no") {
+    p.out->cstack = CStack::kNo;
+  } else if (value == "native") {
+    p.out->cstack = CStack::kNative;
+  } else {
+    return Error("unknown value (known: no, native)");
+  }
+  return Error::ok();
+}
+
 // The option catalogue: the one list of agent options. The parser, its "known: ..." message and the
 // unit test that holds docs/profiler.md and the launcher's usage to it all read this table.
 constexpr OptionSpec kOptions[] = {
@@ -341,6 +353,7 @@ constexpr OptionSpec kOptions[] = {
     {"alloc", "SIZE", "--alloc", set_alloc, true},
     {"lock", "DURATION", "--lock", set_lock, true},
     {"live", "", "--live", set_live},
+    {"cstack", "MODE", "--cstack", set_cstack},
     // Set by the command-line tool itself, from its command word and for its answer.
     {"start", "", "", set_start},
     {"stop", "", "", set_stop},
@@ -466,6 +479,10 @@ Error parse_options(const char* text, int pid, Options* out) {
   }
   if (out->keep > 0 && out->loop_ns == 0) return Error("keep=" + std::to_string(out->keep) + ": only with loop=");
   if (out->live && !out->has(EngineKind::kAlloc)) return Error("live: only with the alloc event");
+  if (out->cstack == CStack::kNative && out->event == nullptr) {
+    return Error("cstack=native: only with a signal event (cpu, wall, itimer or a perf event): " + events_text(*out) +
+                 " takes Java frames only");
+  }
   if (!p.format_given && !out->file.empty()) out->format = format_from_file(out->file);
   if (out->file.empty()) out->file = "jvmkit-profile-" + std::to_string(pid) + extension_for(out->format);
   if (!p.signal_given) {

@@ -19,6 +19,10 @@ namespace jvmkit::prof {
 
 enum class OutputFormat { kCollapsed, kHtml, kPprof };
 
+// Which native frames the signal event's stacks get (cstack=): none (the Java frames, as the
+// stack-walk JEP gives them), or C/C++ and the JVM's own code (jvmkit's native-frames extension).
+enum class CStack { kNo, kNative };
+
 // What a load of the agent asks for. At JVM start (-agentpath) only kStart; through the attach
 // mechanism (Agent_OnAttach) any of them: that is how `jvmkit start|stop|dump|status` reach it.
 enum class Action { kStart, kStop, kDump, kStatus };
@@ -59,6 +63,7 @@ struct Options {
   int keep = 0;                            // continuous mode: window files kept, 0 = all
   int depth = kDefaultDepth;               // most frames of a stack
   int64_t max_stacks = kDefaultMaxStacks;  // the profile's bound between dumps (call-tree nodes)
+  CStack cstack = CStack::kNo;             // native frames of the signal event (alloc, lock: never)
 
   bool has(EngineKind kind) const;
   // The interval (or threshold, or mean size) that EVENT samples at in this run.

@@ -1,6 +1,7 @@
 // pprof: profile.proto (github.com/google/pprof/blob/main/proto/profile.proto), gzip-compressed.
 // One Function per method name (+ file), one Location per (function, line), one Sample per
-// distinct stack of locations (leaf first, as pprof wants).
+// distinct stack of locations (leaf first, as pprof wants). Java frames belong to the one Mapping
+// that names the program; native frames to a Mapping per object (libz.so.1, libjvm.so).
 #include <zlib.h>
 
 #include <algorithm>
@@ -95,9 +96,24 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
   mapping.varint_field(mp::kHasInlineFrames, 1);
   out.message_field(pf::kMapping, mapping);
 
+  // Native frames (cstack=native): a Mapping per object (its path), named symbols already.
+  std::map<std::string, uint64_t> object_mappings;
+  auto mapping_of = [&](const std::string& object) {
+    auto [it, inserted] = object_mappings.try_emplace(object, kMappingId + 1 + object_mappings.size());
+    if (inserted) {
+      ProtoEncoder m;
+      m.varint_field(mp::kId, it->second);
+      m.int64_field(mp::kFilename, strings.index(object));
+      m.varint_field(mp::kHasFunctions, 1);
+      out.message_field(pf::kMapping, m);
+    }
+    return it->second;
+  };
+
   // Functions and locations are shared by the events' profiles: keyed by name and file, and by
   // function and line.
   std::map<std::pair<std::string, std::string>, uint64_t> function_ids;  // (name, file) -> id
+  std::unordered_map<uint64_t, uint64_t> function_mappings;              // function id -> its mapping
   std::map<std::pair<uint64_t, int32_t>, uint64_t> location_ids;         // (function, line) -> id
   // Samples: one per distinct location stack and event (nodes differing only in frame type merge).
   std::map<std::pair<size_t, std::vector<uint64_t>>, std::pair<int64_t, int64_t>> samples;  // -> count, weight
@@ -112,6 +128,8 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
       auto [it, inserted] = function_ids.try_emplace(key, function_ids.size() + 1);
       function_of_method[m] = it->second;
       if (inserted) {
+        function_mappings[it->second] =
+            methods[m].object != 0 ? mapping_of(profile.objects()[methods[m].object]) : kMappingId;
         ProtoEncoder f;
         f.varint_field(fn::kId, it->second);
         f.int64_field(fn::kName, strings.index(methods[m].name));
@@ -131,7 +149,7 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
         line.int64_field(loc::kLineLine, nodes[i].frame.line);
         ProtoEncoder l;
         l.varint_field(loc::kId, it->second);
-        l.varint_field(loc::kMappingId, kMappingId);
+        l.varint_field(loc::kMappingId, function_mappings[function]);
         l.message_field(loc::kLine, line);
         out.message_field(pf::kLocation, l);
       }

@@ -45,11 +45,19 @@ const char* frame_type_suffix(FrameType type) {
       return "_[n]";
     case FrameType::kClass:
       return "_[k]";
+    case FrameType::kKernel:
+      return "_[K]";
     case FrameType::kThread:
     case FrameType::kSynthetic:
+    case FrameType::kNativeCode:
+    case FrameType::kJvm:
       return "";
   }
   return "";
+}
+
+bool is_native_frame_type(FrameType type) {
+  return type == FrameType::kNativeCode || type == FrameType::kJvm || type == FrameType::kKernel;
 }
 
 size_t Profile::ChildKeyHash::operator()(const ChildKey& k) const {
@@ -69,8 +77,10 @@ bool Profile::methods_full() const {
   return added_methods_ >= limits_.max_methods || method_bytes_ >= limits_.max_method_bytes;
 }
 
-uint32_t Profile::add_method(std::string name, std::string file) {
-  const size_t bytes = name.size() + file.size();
+uint32_t Profile::add_method(std::string name, std::string file, std::string_view object) {
+  auto known = object.empty() ? object_ids_.end() : object_ids_.find(std::string(object));
+  const bool new_object = !object.empty() && known == object_ids_.end();
+  const size_t bytes = name.size() + file.size() + (new_object ? object.size() : 0);
   // method_bytes_ <= max_method_bytes always (a method is added only when it fits).
   if (methods_full() || bytes > limits_.max_method_bytes - method_bytes_) {
     methods_refused_++;
@@ -78,7 +88,18 @@ uint32_t Profile::add_method(std::string name, std::string file) {
   }
   added_methods_++;
   method_bytes_ += bytes;
-  return push_method(std::move(name), std::move(file));
+  uint32_t object_id = 0;
+  if (new_object) {
+    object_id = static_cast<uint32_t>(objects_.size());
+    objects_.emplace_back(object);
+    object_ids_.emplace(std::string(object), object_id);
+    method_heap_bytes_ += 2 * string_heap(objects_.back());  // the path and its key
+  } else if (!object.empty()) {
+    object_id = known->second;
+  }
+  const uint32_t id = push_method(std::move(name), std::move(file));
+  methods_[id].object = object_id;
+  return id;
 }
 
 uint32_t Profile::push_method(std::string name, std::string file) {
@@ -184,6 +205,9 @@ size_t Profile::memory_bytes() const {
   bytes += heap_block(nodes_.capacity() * sizeof(Node)) + children_heap_bytes_;
   bytes += heap_block(children_.bucket_count() * sizeof(void*)) + children_.size() * heap_block(kHashNode);
   bytes += heap_block(methods_.capacity() * sizeof(Method)) + method_heap_bytes_;
+  // Native frames' objects: a few dozen paths at most (the loaded libraries).
+  constexpr size_t kObjectNode = sizeof(void*) + sizeof(std::pair<const std::string, uint32_t>) + sizeof(size_t);
+  bytes += heap_block(objects_.capacity() * sizeof(std::string)) + object_ids_.size() * heap_block(kObjectNode);
   return bytes;
 }
 

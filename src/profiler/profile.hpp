@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -34,16 +35,29 @@ enum class FrameType : uint8_t {
   // The class a sample is about, as its leaf frame: the allocated class (alloc), the class of the
   // lock waited for (lock). async-profiler's collapsed suffix _[k].
   kClass = 6,
+  // Native frames (cstack=native, native_frames.hpp): C/C++ of a loaded object other than libjvm,
+  // the JVM's own code (libjvm, HotSpot's stubs), and the kernel. Where a native part ends short
+  // of the frames below it, a kSynthetic frame names why ("[no unwind info]").
+  kNativeCode = 7,
+  kJvm = 8,
+  kKernel = 9,
 };
 
 // async-profiler's collapsed-stack suffixes: _[0] interpreted, _[j] JIT, _[i] inlined, _[k] a class
-// (allocated, or locked); ours add _[n] for native methods. Empty for a thread root and a synthetic
-// frame.
+// (allocated, or locked); ours add _[n] for native methods and _[K] for kernel frames (async-profiler
+// marks those _[k], which is taken by classes here). Empty for a thread root, a synthetic frame and
+// C/C++ and JVM frames (flamegraph.pl colours names with "::" as C++ by themselves).
 const char* frame_type_suffix(FrameType type);
+
+// Whether frames of TYPE are native ones (C/C++, JVM, kernel).
+bool is_native_frame_type(FrameType type);
 
 struct Method {
   std::string name;  // "pkg.Class.method" (or "[thread name tid=N]" for a thread root)
-  std::string file;  // source file name, "" when unknown
+  std::string file;  // source file name, "" when unknown; a native frame's: its object's file name
+  // A native frame's object (its path, "[vdso]", "[kernel.kallsyms]"...) as an index into
+  // Profile::objects(); 0 for every other frame.
+  uint32_t object = 0;
 };
 
 struct Frame {
@@ -95,9 +109,12 @@ class Profile {
   explicit Profile(ProfileLimits limits = {});
 
   // Adds a method; returns its index, or overflow_method() when the method table is at one of its
-  // limits (counted in methods_refused()).
-  uint32_t add_method(std::string name, std::string file);
+  // limits (counted in methods_refused()). OBJECT: a native frame's object path (kept once per
+  // path, its bytes counted with the method's), "" for every other frame.
+  uint32_t add_method(std::string name, std::string file, std::string_view object = {});
   const std::vector<Method>& methods() const { return methods_; }
+  // The object paths of native frames' methods; objects()[0] is "" (no object).
+  const std::vector<std::string>& objects() const { return objects_; }
   // Whether add_method refuses every method now (the count limit is reached, or all the bytes are
   // used): a caller may then skip looking the name up.
   bool methods_full() const;
@@ -159,6 +176,8 @@ class Profile {
 
   ProfileLimits limits_;
   std::vector<Method> methods_;
+  std::vector<std::string> objects_{std::string()};
+  std::unordered_map<std::string, uint32_t> object_ids_;
   std::vector<Node> nodes_;
   std::unordered_map<ChildKey, uint32_t, ChildKeyHash> children_;
   size_t max_depth_ = 0;

@@ -13,6 +13,7 @@
 #include "profiler/alloc_sampler.hpp"
 #include "profiler/event_samples.hpp"
 #include "profiler/lock_sampler.hpp"
+#include "profiler/native_samples.hpp"
 #include "profiler/output_check.hpp"
 #include "profiler/output_fallback.hpp"
 #include "profiler/run.hpp"
@@ -46,10 +47,13 @@ void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   recording->trace_failed(recording->signal_slot(), tid_from_user_data(user_data));
 }
 
-// The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps.
-bool is_walker_comm(const std::string& comm) { return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15); }
+// The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps, and (with
+// cstack=native) its table watcher, "jvmkit native".
+bool is_walker_comm(const std::string& comm) {
+  return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15) || comm == "jvmkit native";
+}
 
-// The process' threads, less the stack walker's (it runs no Java code).
+// The process' threads, less the stack walker's (they run no Java code, nor code of the program).
 std::vector<pid_t> threads_to_sample() {
   std::vector<pid_t> out;
   for (pid_t tid : list_process_threads()) {
@@ -84,8 +88,24 @@ Profiler::Profiler(JavaVM* vm, jvmtiEnv* jvmti) : vm_(vm), jvmti_(jvmti) {}
 Error Profiler::install_handler(int signal) {
   if (installed_signals_.count(signal) != 0) return Error::ok();
   jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
-  if (Error e = install_sampling_handler(signal, jvmti_, callbacks)) return e;
+  if (Error e =
+          install_sampling_handler(signal, jvmti_, callbacks, native_trace_callbacks(), native_frame_callback())) {
+    return e;
+  }
   installed_signals_.insert(signal);
+  return Error::ok();
+}
+
+// Enables the stack-walk library for RUN (in the live phase), timed: with cstack=native, Enable
+// first builds the unwind tables of every loaded object.
+Error Profiler::enable_walker(Run& run) {
+  run.native_prepare_base_ns = run.options.cstack == CStack::kNative ? native_prepare_ns() : 0;
+  const int64_t start = jvmkit::monotonic_ns();
+  if (jvmtiError err = EnableRequestStackTrace(jvmti_); err != JVMTI_ERROR_NONE) {
+    return Error("EnableRequestStackTrace failed (JVMTI error " + std::to_string(static_cast<int>(err)) + ")");
+  }
+  run.enable_ns = jvmkit::monotonic_ns() - start;
+  run.enabled = true;
   return Error::ok();
 }
 
@@ -109,6 +129,13 @@ Error Profiler::begin_run(const Options& options, bool live) {
     return Error("depth=" + std::to_string(options.depth) + ": the stack walker refuses it (JVMTI error " +
                  std::to_string(static_cast<int>(err)) + ")");
   }
+  // The library keeps the mode for every later Enable: a run without cstack=native after one with
+  // it sets it back (and a JVM that never asked for native frames never calls it).
+  const bool native = options.cstack == CStack::kNative;
+  if (native || native_frames_set_) {
+    if (Error e = set_native_frames(native)) return e;
+    native_frames_set_ = native;
+  }
   run->recording = std::make_unique<Recording>(vm_, jvmti_, options, run->start_wall_ns, run->start_mono_ns);
   g_recording.store(run->recording.get(), std::memory_order_release);
   if (live) {
@@ -117,14 +144,15 @@ Error Profiler::begin_run(const Options& options, bool live) {
     // an agent watches compilations, as the stack-walk library does from now on).
     const std::optional<bool> exact = hotspot::bool_flag("DebugNonSafepoints");
     run->coarse_code_before = exact.has_value() && !*exact;
-    if (jvmtiError err = EnableRequestStackTrace(jvmti_); err != JVMTI_ERROR_NONE) {
+    if (Error e = enable_walker(*run)) {
       g_recording.store(nullptr, std::memory_order_release);
-      return Error("EnableRequestStackTrace failed (JVMTI error " + std::to_string(static_cast<int>(err)) + ")");
+      return e;
     }
-    run->enabled = true;
   }
   if (options.event != nullptr) {
-    auto engine = make_engine(EngineConfig{options.event, options.interval, options.signal});
+    // With native frames HotSpot's own threads have traces too: wall also signals those started
+    // later, which no ThreadStart reports.
+    auto engine = make_engine(EngineConfig{options.event, options.interval, options.signal, native});
     // Wall sampling signals every thread; threads that run no Java code (refused as non-Java by
     // the library, or failing again and again without one delivered trace) are left out.
     Recording* recording = run->recording.get();
@@ -152,10 +180,7 @@ Error Profiler::begin_run(const Options& options, bool live) {
 Error Profiler::activate_run() {
   Run& run = *run_;
   if (!run.enabled) {
-    if (jvmtiError err = EnableRequestStackTrace(jvmti_); err != JVMTI_ERROR_NONE) {
-      return Error("EnableRequestStackTrace failed (JVMTI error " + std::to_string(static_cast<int>(err)) + ")");
-    }
-    run.enabled = true;
+    if (Error e = enable_walker(run)) return e;
     run.program = program_name(jvmti_);
     run.fallback_dir = fallback_directory(java_tmpdir(jvmti_));
     // Threads created during start-up were never reported by ThreadStart: list them again.
@@ -168,6 +193,7 @@ Error Profiler::activate_run() {
     run.recording->restart_clock(run.start_wall_ns, run.start_mono_ns);
   }
   if (Error e = start_jvm_events()) return e;
+  set_native_requests(run.options.cstack == CStack::kNative);
   set_sampling_active(true);
   if (run.options.loop_ns > 0) {
     loop_stop_ = false;
@@ -194,6 +220,9 @@ void Profiler::end_sampling() {
     if (run.engine) run.engine->stop();
   }
   stop_jvm_events();
+  if (run.enabled && run.options.cstack == CStack::kNative) {
+    add_native_table_figures(run.native_prepare_base_ns, &run.native_tables);  // Disable drops the tables
+  }
   if (run.enabled) DisableRequestStackTrace(jvmti_);
   run.enabled = false;
   g_recording.store(nullptr, std::memory_order_release);

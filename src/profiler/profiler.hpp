@@ -66,6 +66,7 @@ class Profiler {
   void stop_jvm_events();
   void end_sampling();
   Error install_handler(int signal);
+  Error enable_walker(Run& run);
   void loop_main();
   Options output_options(const Options& given) const;
   static std::string sampling_text(const Options& options);
@@ -78,7 +79,8 @@ class Profiler {
   std::unique_ptr<Run> run_;        // guarded by control_mutex_; the engine also by engine_mutex_
   std::shared_mutex engine_mutex_;  // thread events (shared) against engine changes
   std::set<int> installed_signals_;
-  std::string last_run_;  // status when not running: what the last run was
+  bool native_frames_set_ = false;  // the stack-walk library was last set to prepare native frames
+  std::string last_run_;            // status when not running: what the last run was
   bool dead_ = false;
 
   // Continuous mode: the window thread, woken early to stop.

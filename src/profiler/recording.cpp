@@ -2,6 +2,7 @@
 
 #include "base/debug_check.hpp"
 #include "profiler/thread_info.hpp"
+#include "profiler/thread_kinds.hpp"
 #include "profiler/utf8.hpp"
 
 namespace jvmkit::prof {
@@ -41,6 +42,9 @@ void Recording::begin_trace(size_t slot, jboolean biased) {
   tracing_ = slot < slots_.size() ? slots_[slot].get() : nullptr;
   trace_.clear();
   trace_cut_ = false;
+  trace_thread_.known = false;
+  trace_native_ = false;
+  trace_java_ = false;
   // A JVM event's trace is always reported biased: it is the stack of the thread at the event (a
   // JVMTI callback), where the event happened, which is what such a sample wants.
   if (biased && slot == signal_slot_) biased_++;
@@ -49,6 +53,7 @@ void Recording::begin_trace(size_t slot, jboolean biased) {
 bool Recording::add_frame(jvmtiFrameType type, jmethodID method, jlocation location) {
   JVMKIT_DCHECK(trace_locked_);  // between begin_trace and end_trace
   if (tracing_ == nullptr) return false;
+  trace_java_ = true;
   if (trace_.size() >= static_cast<size_t>(options_.depth)) {
     trace_cut_ = true;
     return false;
@@ -72,8 +77,38 @@ bool Recording::add_frame(jvmtiFrameType type, jmethodID method, jlocation locat
   return true;
 }
 
+void Recording::set_trace_thread(bool java_thread, const char* name) {
+  JVMKIT_DCHECK(trace_locked_);
+  trace_thread_.known = true;
+  trace_thread_.java = java_thread;
+  // The kernel keeps 15 bytes of a name: maybe a character cut in two.
+  trace_thread_.name = valid_utf8(name != nullptr ? name : "");
+}
+
+bool Recording::add_native_frame(const NativeFrameInfo& frame) {
+  JVMKIT_DCHECK(trace_locked_);
+  if (tracing_ == nullptr) return false;
+  if (frame.type == FrameType::kSynthetic) {
+    if (frame.marker < kMarkerReasons) native_.markers[frame.marker]++;
+  } else {
+    trace_native_ = true;
+  }
+  if (trace_.size() >= static_cast<size_t>(options_.depth)) {
+    trace_cut_ = true;
+    return false;
+  }
+  trace_.push_back(Frame{tracing_->native_methods.method(frame), frame.type, 0});
+  return true;
+}
+
 void Recording::end_trace(jthread thread, pid_t tid, bool truncated) {
   if (options_.event != nullptr && options_.event->engine == EngineKind::kWall) delivered_tids_.insert(tid);
+  if (trace_thread_.known && tracing_ != nullptr && !trace_.empty()) {
+    native_.traces++;
+    if (trace_native_) native_.with_native++;
+    if (!trace_java_) native_.native_only++;
+    native_.samples_by_kind[static_cast<size_t>(thread_kind(trace_thread_.java, trace_thread_.name))]++;
+  }
   finish_trace(thread, tid, truncated, options_.interval, nullptr, 0);
 }
 
@@ -166,6 +201,8 @@ uint32_t Recording::thread_root(Slot& slot, jthread thread, pid_t tid) {
     if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) jni = nullptr;
     ThreadInfo info(jvmti_, jni, thread);
     if (info.name() != nullptr) name = utf8_from_modified(info.name());
+  } else if (trace_thread_.known && !trace_thread_.name.empty()) {
+    name = trace_thread_.name;  // one of HotSpot's own threads (cstack=native): its OS name
   }
   const uint32_t id = slot.profile->add_method("[" + name + " tid=" + std::to_string(tid) + "]", "");
   slot.thread_roots[tid] = id;
@@ -194,6 +231,7 @@ Recording::Window Recording::take_window(int64_t now_wall_ns, int64_t now_mono_n
     done.profiles.push_back(std::exchange(slot->profile, new_profile()));
     // Method indices belong to a profile: the resolver and the synthetic frames start over with it.
     slot->resolver.reset(slot->profile.get());
+    slot->native_methods.reset(slot->profile.get());
     slot->thread_roots.clear();
     slot->classes.clear();
     slot->live = {};
@@ -234,6 +272,7 @@ Recording::Figures Recording::figures() const {
   out.biased = biased_;
   out.truncated = truncated_;
   out.freed = freed_;
+  out.native = native_;
   return out;
 }
 

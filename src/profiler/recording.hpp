@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "profiler/method_resolver.hpp"
+#include "profiler/native_frames.hpp"
+#include "profiler/native_report.hpp"
 #include "profiler/options.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/report.hpp"
@@ -46,6 +48,11 @@ class Recording {
   void begin_trace(size_t slot, jboolean biased);  // takes the lock, released by end_trace
   // Returns whether the trace wants more frames (false past the depth limit).
   bool add_frame(jvmtiFrameType type, jmethodID method, jlocation location);
+  // cstack=native, after begin_trace: the thread the trace was taken on (JvmkitCurrentTraceThread),
+  // which names the root of a thread without a java.lang.Thread and counts its samples by kind.
+  void set_trace_thread(bool java_thread, const char* name);
+  // A native frame (or marker) of the trace, between its Java frames; as add_frame.
+  bool add_native_frame(const NativeFrameInfo& frame);
   // A sample of the signal event: it weighs the interval.
   void end_trace(jthread thread, pid_t tid, bool truncated);
   // A sample of a JVM event (alloc, lock) of WEIGHT, with LEAF_CLASS (a Java class name) as its
@@ -87,7 +94,8 @@ class Recording {
     int64_t truncated = 0;  // samples cut at the depth limit ([truncated] root frame)
     int64_t overflow = 0;   // samples merged into [overflow] past the profile's bound
     int64_t current_window_samples = 0;
-    int64_t freed = 0;  // live: samples taken back because their objects were freed
+    int64_t freed = 0;     // live: samples taken back because their objects were freed
+    NativeFigures native;  // cstack=native: the traces' part (the library's tables are not in it)
   };
   Figures figures() const;
 
@@ -98,9 +106,10 @@ class Recording {
   // One event's profile of the current window, and what is resolved into it.
   struct Slot {
     Slot(JavaVM* vm, jvmtiEnv* jvmti, std::unique_ptr<Profile> p)
-        : profile(std::move(p)), resolver(vm, jvmti, profile.get()) {}
+        : profile(std::move(p)), resolver(vm, jvmti, profile.get()), native_methods(profile.get()) {}
     std::unique_ptr<Profile> profile;
     MethodResolver resolver;
+    NativeMethods native_methods;
     std::unordered_map<pid_t, uint32_t> thread_roots;   // the profile's thread root frames
     std::unordered_map<std::string, uint32_t> classes;  // the profile's class frames, by name
     SampleCounts counts;
@@ -130,6 +139,16 @@ class Recording {
   int64_t window_start_mono_ns_;
   std::vector<Frame> trace_;
   bool trace_cut_ = false;  // add_frame refused frames past the depth limit
+  // cstack=native: the current trace's thread (set_trace_thread), and what its frames were.
+  struct TraceThread {
+    bool known = false;
+    bool java = false;
+    std::string name;
+  };
+  TraceThread trace_thread_;
+  bool trace_native_ = false;  // a native frame (not a marker) was added
+  bool trace_java_ = false;    // a Java frame was added
+  NativeFigures native_;
   std::unordered_map<pid_t, int64_t> failures_by_tid_;
   std::unordered_set<pid_t> delivered_tids_;  // wall only: threads with at least one trace
   int64_t windows_taken_ = 0;

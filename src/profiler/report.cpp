@@ -111,6 +111,7 @@ std::string report_text(const ReportInput& in) {
     out += "jvmkit profiler: top methods (self samples):\n";
     append_top(&out, in.top, in.total_samples);
   }
+  for (const std::string& line : in.native) out += "jvmkit profiler: " + line + "\n";
   for (const EventBlock& block : in.events) out += event_block_text(block);
   for (const std::string& note : in.notes) out += "jvmkit profiler: " + note + "\n";
   for (size_t start = 0; start <= in.output.size();) {

@@ -62,9 +62,10 @@ struct ReportInput {
   SampleCounts counts;
   std::vector<MethodCount> top;  // top methods by self samples
   int64_t total_samples = 0;
-  std::vector<EventBlock> events;  // the JVM events' blocks
-  std::vector<std::string> notes;  // lines about the run's samples (truncated, overflow, windows...)
-  std::string output;              // "wrote html flame graph to /x/y.html" or an error; a line per file
+  std::vector<std::string> native;  // cstack=native: the native section's lines (native_report.hpp)
+  std::vector<EventBlock> events;   // the JVM events' blocks
+  std::vector<std::string> notes;   // lines about the run's samples (truncated, overflow, windows...)
+  std::string output;               // "wrote html flame graph to /x/y.html" or an error; a line per file
   double seconds = 0;
 };
 

@@ -9,6 +9,7 @@
 #include "profiler/engine.hpp"
 #include "profiler/event_samples.hpp"
 #include "profiler/file_pattern.hpp"
+#include "profiler/native_report.hpp"
 #include "profiler/options.hpp"
 #include "profiler/recording.hpp"
 #include "profiler/report.hpp"
@@ -36,6 +37,11 @@ struct Run {
   std::string park_note;
   int files_per_window = 1;                  // continuous mode: collapsed output of several events is a file per event
   EventRequestCounts alloc_base, lock_base;  // event_request_counts() when the run started
+  // cstack=native: the library's table figures, read before Disable releases the tables; the
+  // time Enable took (it waits for the tables); the library's table-building time when the run began.
+  NativeFigures native_tables;
+  int64_t enable_ns = 0;
+  int64_t native_prepare_base_ns = 0;
 };
 
 }  // namespace jvmkit::prof

@@ -6,6 +6,7 @@
 
 #include "base/clock.hpp"
 
+#include "profiler/native_samples.hpp"
 #include "profiler/signal_sampler.hpp"
 #include "profiler/walk_counts.hpp"
 
@@ -92,6 +93,15 @@ std::string run_report(const Run& run, const std::string& output_line, const std
   if (signal != Recording::kNoSlot && signal < profiles.size()) {
     in.top = top_methods(*profiles[signal], 10);
     in.total_samples = profiles[signal]->total_samples();
+  }
+  if (run.options.cstack == CStack::kNative) {
+    NativeFigures native = f.native;
+    native.objects_prepared = run.native_tables.objects_prepared;
+    native.objects_failed = run.native_tables.objects_failed;
+    native.unwind_rows = run.native_tables.unwind_rows;
+    native.prepare_ns = run.native_tables.prepare_ns;
+    native.enable_ns = run.enable_ns;
+    in.native = native_report_lines(native, marker_labels());
   }
   for (size_t i = 0; i < run.options.events.size() && i < profiles.size(); i++) {
     if (i != signal) in.events.push_back(event_block(run, i, *profiles[i], f));

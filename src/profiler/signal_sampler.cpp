@@ -1,9 +1,9 @@
 // SIGNAL CONTEXT. Everything in sampling_handler() runs inside a signal handler on an arbitrary
 // interrupted thread, possibly inside malloc or holding a VM lock. Allowed: reading the fields of
-// g_sampler set before the handler was installed, relaxed atomic increments and CAS on fixed
-// tables, the initial-exec thread-local t_tid and jvmkit::current_tid(), RequestStackTrace
-// (async-signal-safe for the current thread). Forbidden: anything that allocates, locks, or calls
-// JNI/JVMTI.
+// g_sampler set before the handler was installed (or, for `native`, before sampling was activated),
+// relaxed atomic increments and CAS on fixed tables, the initial-exec thread-local t_tid and
+// jvmkit::current_tid(), RequestStackTrace and JvmkitRequestStackTraceNative (async-signal-safe for
+// the current thread). Forbidden: anything that allocates, locks, or calls JNI/JVMTI.
 #include "profiler/signal_sampler.hpp"
 
 #include <errno.h>
@@ -32,9 +32,13 @@ struct SamplerState {
   // Set once, before the handler is installed; read-only afterwards.
   jvmtiEnv* env = nullptr;
   jvmtiStackTraceCallbacks callbacks{};
+  jvmtiStackTraceCallbacks native_callbacks{};
+  jvmkitNativeRequest native_request{};
   bool count_only = false;  // JVMKIT_PROF_NO_WALK=1: measure the cost of the signals alone
 
   std::atomic<bool> active{false};
+  // cstack=native: set while inactive, published by the release store that activates sampling.
+  std::atomic<bool> native{false};
   std::atomic<int64_t> signals{0};
   std::atomic<int64_t> requested{0};
   std::atomic<int64_t> accepted{0};
@@ -88,7 +92,11 @@ JVMKIT_SIGNAL_SAFE void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void*
   // user_data carries the OS thread id: the delivery side names the thread by it.
   pid_t tid = cached_tid();
   s.requested.fetch_add(1, std::memory_order_relaxed);
-  jvmtiError err = RequestStackTrace(s.env, nullptr, ucontext, s.callbacks, tid_to_user_data(tid));
+  // Native frames: the same request with the native part (HotSpot's own threads are accepted too).
+  jvmtiError err = s.native.load(std::memory_order_relaxed)
+                       ? JvmkitRequestStackTraceNative(s.env, nullptr, ucontext, s.native_callbacks, &s.native_request,
+                                                       tid_to_user_data(tid))
+                       : RequestStackTrace(s.env, nullptr, ucontext, s.callbacks, tid_to_user_data(tid));
   if (err == JVMTI_ERROR_NONE) {
     s.accepted.fetch_add(1, std::memory_order_relaxed);
   } else if (err == JVMTI_ERROR_UNATTACHED_THREAD) {
@@ -124,7 +132,9 @@ void guard_sigio() {
 
 }  // namespace
 
-Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceCallbacks& callbacks) {
+Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceCallbacks& callbacks,
+                               const jvmtiStackTraceCallbacks& native_callbacks,
+                               jvmkitNativeFrameCallback native_frame) {
   struct sigaction old;
   if (sigaction(signal, nullptr, &old) != 0) {
     return Error("signal=" + std::to_string(signal) + ": " + strerror(errno));
@@ -140,6 +150,8 @@ Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceC
   }
   g_sampler.env = env;
   g_sampler.callbacks = callbacks;
+  g_sampler.native_callbacks = native_callbacks;
+  g_sampler.native_request = jvmkitNativeRequest{sizeof(jvmkitNativeRequest), native_frame, nullptr, 0};
   const char* no_walk = getenv("JVMKIT_PROF_NO_WALK");
   g_sampler.count_only = no_walk != nullptr && no_walk[0] == '1';
   struct sigaction sa;
@@ -155,6 +167,8 @@ Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceC
 }
 
 void set_sampling_active(bool active) { g_sampler.active.store(active, std::memory_order_release); }
+
+void set_native_requests(bool native) { g_sampler.native.store(native, std::memory_order_relaxed); }
 
 bool is_known_non_java_thread(pid_t tid) {
   for (const std::atomic<pid_t>& slot : g_sampler.non_java) {

@@ -2,6 +2,9 @@
 // sampler thread of our own (not a Java thread) sends the signal to each thread with tgkill; the
 // handler then takes the stack where the thread is (in a blocking call, the Java frames above it).
 // The signal handler is installed with SA_RESTART, so interrupted system calls resume.
+// With native frames (EngineConfig::vm_threads) the JVM's own threads have traces too, and the
+// sampler looks for threads that started since (HotSpot adds GC workers and compiler threads on
+// demand, and JVMTI reports no ThreadStart for them) once a second.
 #include <errno.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -15,6 +18,7 @@
 
 #include "base/thread_id.hpp"
 #include "profiler/engine.hpp"
+#include "profiler/thread_list.hpp"
 
 namespace jvmkit::prof {
 
@@ -30,6 +34,7 @@ class WallEngine final : public Engine {
   Error start(const std::vector<pid_t>& threads) override {
     std::lock_guard<std::mutex> lock(mutex_);
     threads_.insert(threads.begin(), threads.end());
+    listed_.insert(threads.begin(), threads.end());
     running_ = true;
     sampler_ = std::thread([this] { run(); });
     return Error::ok();
@@ -84,8 +89,15 @@ class WallEngine final : public Engine {
     }
     std::vector<pid_t> targets;
     auto next = std::chrono::steady_clock::now();
+    auto next_listing = next + kListingPeriod;
     std::unique_lock<std::mutex> lock(mutex_);
     while (running_) {
+      if (config_.vm_threads && std::chrono::steady_clock::now() >= next_listing) {
+        lock.unlock();
+        add_threads_started();
+        next_listing = std::chrono::steady_clock::now() + kListingPeriod;
+        lock.lock();
+      }
       targets.assign(threads_.begin(), threads_.end());
       lock.unlock();
       for (pid_t tid : targets) {
@@ -111,7 +123,35 @@ class WallEngine final : public Engine {
     }
   }
 
+  // The process's threads that started since the last listing, less the skipped ones, those
+  // HotSpot is still starting (still called "java": they are looked at again next time) and the
+  // stack walker's own ("jvmkit ..."), join the sampled threads. Runs on the sampler thread.
+  void add_threads_started() {
+    const std::vector<pid_t> now = list_process_threads();
+    std::set<pid_t> listed;
+    std::vector<pid_t> started;
+    for (pid_t tid : now) {
+      if (listed_.count(tid) != 0) {
+        listed.insert(tid);
+        continue;
+      }
+      const std::string name = thread_os_name(tid);
+      if (name == "java" || name.empty()) continue;
+      listed.insert(tid);
+      if (name.rfind("jvmkit", 0) == 0 || (skip_ && skip_(tid))) continue;
+      started.push_back(tid);
+    }
+    listed_ = std::move(listed);  // only this thread touches it once sampling runs
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (pid_t tid : started) {
+      if (tid != sampler_tid_) threads_.insert(tid);
+    }
+  }
+
+  static constexpr std::chrono::seconds kListingPeriod{1};
+
   EngineConfig config_;
+  std::set<pid_t> listed_;    // the last listing's threads (set by start, then the sampler thread's)
   mutable std::mutex mutex_;  // mutable: description() and threads_missed() read under it
   std::condition_variable wake_;
   std::set<pid_t> threads_;  // guarded by mutex_

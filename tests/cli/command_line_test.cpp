@@ -76,6 +76,21 @@ TEST(CommandLine, SeveralEventsAndTheirOptions) {
   EXPECT_EQ(join_options(start_options(cl, "")), "format=html,alloc=1m");
 }
 
+// --cstack passes its value to the agent (which checks it: no, native), launched and attached;
+// stop and dump do not take it.
+TEST(CommandLine, CStackReachesTheAgent) {
+  CommandLine cl = parsed({"profile", "--cstack", "native", "-e", "wall", "--", "java"});
+  EXPECT_EQ(launch_options(cl, "/w"), "file=/w/profile.html,event=wall,cstack=native");
+  cl = parsed({"start", "--cstack=native", "4242"});
+  EXPECT_EQ(join_options(start_options(cl, "")), "format=html,cstack=native");
+  cl = parsed({"profile", "--cstack", "no", "-d", "5", "4242"});
+  EXPECT_EQ(join_options(start_options(cl, "")), "format=html,cstack=no");
+  EXPECT_EQ(refused({"stop", "--cstack", "native", "12"}),
+            "stop: --cstack is not an option of this command (see jvmkit --help)");
+  EXPECT_EQ(refused({"profile", "--cstack", "native,kernel", "--", "java"}),
+            "--cstack native,kernel: the value must not contain a comma (agent options are comma-separated)");
+}
+
 TEST(CommandLine, LaunchModeMistakes) {
   EXPECT_EQ(refused({"profile", "-o", "a,b.html", "--", "java"}),
             "--output a,b.html: the file name must not contain a comma (agent options are comma-separated)");

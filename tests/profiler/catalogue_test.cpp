@@ -141,6 +141,7 @@ std::string sample_value(std::string_view key) {
   if (key == "loop") return "2s";
   if (key == "alloc") return "64k";
   if (key == "lock") return "1ms";
+  if (key == "cstack") return "native";
   return "7";
 }
 
@@ -222,7 +223,7 @@ TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
 TEST(Catalogue, MessagesListEveryName) {
   EXPECT_EQ(option_names(),
             "event, interval, file, format, threads, ann, signal, loop, keep, depth, max_stacks, alloc, lock, live, "
-            "start, stop, dump, status, reply");
+            "cstack, start, stop, dump, status, reply");
   std::string events;
   for (const EventSpec& e : all_events()) events += (events.empty() ? "" : ", ") + std::string(e.name);
   EXPECT_EQ(event_names(), events);

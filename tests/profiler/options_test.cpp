@@ -153,7 +153,7 @@ TEST(Options, JvmEventErrors) {
   EXPECT_EQ(parse_error("live"), "live: only with the alloc event");
   EXPECT_EQ(parse_error("event=cpu,bogus"),
             "bogus: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
-            "max_stacks, alloc, lock, live, start, stop, dump, status, reply)");
+            "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
 }
 
 TEST(Options, ErrorsNameTheOptionAndTheProblem) {
@@ -182,9 +182,30 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
   EXPECT_EQ(
       parse_error("colour=red"),
       "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
-      "max_stacks, alloc, lock, live, start, stop, dump, status, reply)");
+      "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
   EXPECT_EQ(parse_error("threads,,ann"), "empty option in 'threads,,ann' (two commas, or a trailing comma)");
   EXPECT_EQ(parse_error("threads,"), "empty option in 'threads,' (two commas, or a trailing comma)");
+}
+
+// cstack=no|native: native frames for the signal event only; an unknown value names the option and
+// the values there are.
+TEST(Options, CStack) {
+  EXPECT_EQ(parse_ok("").cstack, CStack::kNo);
+  EXPECT_EQ(parse_ok("cstack=no").cstack, CStack::kNo);
+  EXPECT_EQ(parse_ok("cstack=native").cstack, CStack::kNative);
+  EXPECT_EQ(parse_ok("event=wall,cstack=native").cstack, CStack::kNative);
+  EXPECT_EQ(parse_ok("event=itimer,cstack=native").cstack, CStack::kNative);
+  EXPECT_EQ(parse_ok("event=cpu-clock,cstack=native").cstack, CStack::kNative);
+  EXPECT_EQ(parse_ok("event=cpu,alloc,lock,cstack=native").cstack, CStack::kNative);
+  EXPECT_EQ(parse_ok("cstack=native,cstack=no").cstack, CStack::kNo);  // the last one holds
+  EXPECT_EQ(parse_error("cstack=kernel"), "cstack=kernel: unknown value (known: no, native)");
+  EXPECT_EQ(parse_error("cstack=Native"), "cstack=Native: unknown value (known: no, native)");
+  EXPECT_EQ(parse_error("cstack"), "cstack: needs a value");
+  EXPECT_EQ(parse_error("cstack="), "cstack=: needs a value");
+  EXPECT_EQ(
+      parse_error("event=alloc,cstack=native"),
+      "cstack=native: only with a signal event (cpu, wall, itimer or a perf event): alloc takes Java frames only");
+  EXPECT_EQ(parse_ok("event=alloc,cstack=no").cstack, CStack::kNo);
 }
 
 TEST(Options, SignalsThatMayBeUsed) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 
+#include "pprof_decode.hpp"
 #include "profiler/proto_encoder.hpp"
 
 namespace jvmkit::prof {
@@ -84,71 +85,10 @@ TEST(HtmlWriter, NamesCannotCloseTheScript) {
   EXPECT_NE(page.find("\\u003c/script\\u003e\\u003cb\\u003e\\\"x\\\\"), std::string::npos);
 }
 
-// --- a small protobuf reader for the test ---
-struct Field {
-  uint32_t number;
-  uint64_t varint = 0;
-  std::string bytes;
-};
-
-std::vector<Field> decode(const std::string& in) {
-  std::vector<Field> out;
-  size_t pos = 0;
-  auto varint = [&]() {
-    uint64_t v = 0;
-    for (int shift = 0; pos < in.size(); shift += 7) {
-      uint8_t byte = static_cast<uint8_t>(in[pos++]);
-      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) break;
-    }
-    return v;
-  };
-  while (pos < in.size()) {
-    uint64_t tag = varint();
-    Field f{static_cast<uint32_t>(tag >> 3)};
-    if ((tag & 7) == 0) {
-      f.varint = varint();
-    } else if ((tag & 7) == 2) {
-      size_t len = varint();
-      f.bytes = in.substr(pos, len);
-      pos += len;
-    } else {
-      ADD_FAILURE() << "unexpected wire type " << (tag & 7);
-      return out;
-    }
-    out.push_back(f);
-  }
-  return out;
-}
-
-std::vector<uint64_t> packed(const std::string& bytes) {
-  std::vector<uint64_t> v;
-  size_t pos = 0;
-  while (pos < bytes.size()) {
-    uint64_t x = 0;
-    for (int shift = 0; pos < bytes.size(); shift += 7) {
-      uint8_t byte = static_cast<uint8_t>(bytes[pos++]);
-      x |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) break;
-    }
-    v.push_back(x);
-  }
-  return v;
-}
-
-std::string gunzip(const std::string& gz) {
-  z_stream zs{};
-  EXPECT_EQ(inflateInit2(&zs, 15 + 16), Z_OK);
-  std::string out(1 << 20, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  zs.avail_in = static_cast<uInt>(gz.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(inflate(&zs, Z_FINISH), Z_STREAM_END);
-  out.resize(zs.total_out);
-  inflateEnd(&zs);
-  return out;
-}
+using pprof_test::decode;
+using pprof_test::Field;
+using pprof_test::gunzip;
+using pprof_test::packed;
 
 TEST(ProtoEncoder, EncodesVarintsAndNestedMessages) {
   ProtoEncoder e;

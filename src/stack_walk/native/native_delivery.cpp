@@ -28,6 +28,7 @@ jvmkitNativeFrame blank_frame(jvmtiFrameType kind) {
   frame.size = sizeof(jvmkitNativeFrame);
   frame.kind = kind;
   frame.end = JVMKIT_NATIVE_END_REASON_COUNT;
+  frame.function_offset = -1;
   return frame;
 }
 
@@ -97,6 +98,9 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
   if (is_jvm_library(object.path)) frame.kind = JVMKIT_FRAME_JVM;
   frame.library = keep(object.path);
   frame.library_offset = static_cast<jlong>(pc - object.bias);
+  // The function's start: its call-frame information's, unless a symbol names it (name() below).
+  frame.function_offset =
+      native::function_start(object.function_starts, static_cast<uint64_t>(frame.library_offset) - (exact ? 0 : 1));
   name(object, !exact, &frame);
   return frame;
 }
@@ -132,6 +136,7 @@ void NativeDelivery::name(const native::PreparedObject& object, bool caller, jvm
   if (symbol == nullptr) return;
   frame->symbol = symbols->demangled(*symbol);
   frame->symbol_offset = frame->library_offset - static_cast<jlong>(symbol->start);
+  frame->function_offset = static_cast<jlong>(symbol->start);
   if (symbol->symbol_source() == native::SymbolSource::kDebugFile) frame->flags |= JVMKIT_NATIVE_FRAME_DEBUG_FILE;
   if (symbol->symbol_source() == native::SymbolSource::kDynsym) frame->flags |= JVMKIT_NATIVE_FRAME_DYNSYM;
 }

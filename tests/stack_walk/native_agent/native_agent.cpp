@@ -11,12 +11,26 @@
 //                            vm_threads  HotSpot's own threads (jvmkit.test.walk.VmThreadsMain):
 //                                        C2 and C1 compiler threads, GC workers and the VM thread
 //                                        get traces, never failures, that reach their first frame
+//                            upcall      C between Java frames (jvmkit.test.walk.UpcallMain, library
+//                                        in -Djvmkit.upcall.lib): the main thread's samples in leaf
+//                                        read the whole chain in order, and leaf's time splits as
+//                                        the library measured it (native_upcall.cpp)
+//                            late        a library loaded while sampling (jvmkit.test.walk.LateMain,
+//                                        library in -Djvmkit.late.lib): samples there end in
+//                                        unprepared_library markers until it is prepared, and are
+//                                        complete after (native_late.cpp)
 //   min_samples=N          at least N traces delivered in all (default 500)
 //   min_join_pct=N         deflate: share that joins at deflateBytesBytes (default 95)
 //   min_zlib_pct=N         deflate: share of the main thread's samples in zlib (default 50)
 //   min_main_native=N      deflate: at least N such samples in DeflateMain.compress (default 300)
 //   min_per_kind=N         vm_threads: at least N traces of each kind of thread (default 50)
 //   min_first_frame_pct=N  vm_threads: share of them that reach the first frame (default 90)
+//   min_leaf_samples=N     upcall: at least N main-thread samples in leaf's reach (default 1000)
+//   min_exact_pct=N        upcall: share of them that read the chain exactly (default 99)
+//   max_tv_pct=N           upcall: leaf's shares at most N/100 from the truth, total variation (default 5)
+//   ready_after_ms=N       late: samples this long after the load must be complete (default 500)
+//   min_complete_pct=N     late: share of those that are complete (default 99)
+//   min_late_samples=N     late: at least N samples in the library after ready_after_ms (default 1000)
 // Always checked: every trace's shape and every callback (native_traces.cpp), one outcome per
 // accepted request, and the library's counters against what the callbacks saw (native_stats.cpp).
 // Any failed check is printed as a FAIL line; the process then exits with status 1.
@@ -52,8 +66,10 @@ std::map<std::string, std::string> g_options;
 std::atomic<int> g_failures{0};
 
 const std::set<std::string>& known_options() {
-  static const std::set<std::string> keys = {"interval_us",  "expect",          "min_samples",  "min_join_pct",
-                                             "min_zlib_pct", "min_main_native", "min_per_kind", "min_first_frame_pct"};
+  static const std::set<std::string> keys = {
+      "interval_us",     "expect",         "min_samples",         "min_join_pct",     "min_zlib_pct",
+      "min_main_native", "min_per_kind",   "min_first_frame_pct", "min_leaf_samples", "min_exact_pct",
+      "max_tv_pct",      "ready_after_ms", "min_complete_pct",    "min_late_samples"};
   return keys;
 }
 
@@ -103,6 +119,8 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
   }
   if (expects("deflate")) ok = check_deflate() && ok;
   if (expects("vm_threads")) ok = check_vm_threads() && ok;
+  if (expects("upcall")) ok = check_upcall() && ok;
+  if (expects("late")) ok = check_late() && ok;
   finish(ok);
 }
 

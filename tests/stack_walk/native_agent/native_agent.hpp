@@ -57,6 +57,9 @@ inline int64_t ud_seq(void* ud) { return static_cast<int64_t>(reinterpret_cast<u
 bool sequence_accepted(int64_t seq);
 // The PC the signal of request SEQ interrupted (kept for the last 65,536 requests), for reports.
 uintptr_t sampled_pc(int64_t seq);
+// When the handler of request SEQ ran (CLOCK_MONOTONIC, the clock of System.nanoTime, in ns), or -1
+// when the last 65,536 requests no longer hold it.
+int64_t sampled_time_ns(int64_t seq);
 
 // --- the callbacks (native_traces.cpp) ---
 jvmtiStackTraceCallbacks checking_callbacks();
@@ -78,6 +81,8 @@ struct Frame {
   jlong pc = 0;
   const char* library = nullptr;  // valid until Disable
   jlong library_offset = 0;
+  const char* symbol = nullptr;  // valid until Disable; NULL when no symbol holds the PC
+  jint flags = 0;                // JVMKIT_NATIVE_FRAME_*
   jvmkitNativeEnd end = JVMKIT_NATIVE_END_REASON_COUNT;
   jmethodID method = nullptr;
 };
@@ -108,13 +113,32 @@ const std::string& method_name(jmethodID method);
 
 // --- what was seen (native_stats.cpp) ---
 void record_trace(const Trace& trace);
-// PC: where the failed request's signal came (shown for HotSpot's own threads, a few).
-void record_failure(ThreadKind kind, jvmkitFailureReason reason, uintptr_t pc);
+// PC: where the failed request's signal came (shown for HotSpot's own threads, a few); SEQ: the
+// request's sequence number.
+void record_failure(ThreadKind kind, jvmkitFailureReason reason, uintptr_t pc, int64_t seq);
 // The library counts against JvmkitGetNativeCounters, the outcomes against the stack-walk counters.
 bool check_accounting(const SamplerTotals& sampler);
 void print_summary();
 bool check_deflate();
 bool check_vm_threads();
 int64_t traces_delivered();
+
+// --- the upcall workload (native_upcall.cpp): C between Java frames, in their exact order ---
+void record_upcall(const Trace& trace);
+void record_upcall_failure(uintptr_t pc);
+bool check_upcall();
+
+// --- a library loaded while sampling (native_late.cpp) ---
+void record_late(const Trace& trace);
+void record_late_failure(int64_t seq, uintptr_t pc);
+bool check_late();
+
+// --- helpers of the workload checks (native_upcall.cpp) ---
+// The object that holds PC, by the dynamic loader (dladdr): an oracle independent of jvmkit's.
+std::string loader_object_of(uintptr_t pc);
+// A JVMTI system property (-D on the command line), or "" when not set.
+std::string system_property(const char* key);
+// "    #0 native libfoo.so+0x10 leaf\n" ... for each frame of a trace.
+std::string trace_text(const Trace& trace);
 
 }  // namespace nativetest

@@ -41,6 +41,8 @@ std::atomic<int64_t> g_next_seq{1};
 std::atomic<uint8_t> g_accepted_seq[kMaxSequence] = {};
 constexpr int64_t kPcRing = 1 << 16;
 std::atomic<uintptr_t> g_pcs[kPcRing] = {};
+std::atomic<int64_t> g_times[kPcRing] = {};      // CLOCK_MONOTONIC ns of each request's handler
+std::atomic<int64_t> g_ring_seqs[kPcRing] = {};  // whose entries g_pcs and g_times hold
 std::atomic<bool> g_running{false};
 pthread_t g_thread;
 long g_interval_us = 1000;
@@ -71,7 +73,11 @@ void handler(int, siginfo_t*, void* ucontext) {
   const pid_t tid = static_cast<pid_t>(syscall(SYS_gettid));
   const int64_t seq = g_next_seq.fetch_add(1, std::memory_order_relaxed);
   const auto* uc = static_cast<const ucontext_t*>(ucontext);
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
   g_pcs[seq & (kPcRing - 1)].store(static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]), std::memory_order_relaxed);
+  g_times[seq & (kPcRing - 1)].store(now.tv_sec * int64_t{1'000'000'000} + now.tv_nsec, std::memory_order_relaxed);
+  g_ring_seqs[seq & (kPcRing - 1)].store(seq, std::memory_order_release);
   const jvmkitNativeRequest native{sizeof(jvmkitNativeRequest), native_frame_callback(), nullptr, 0};
   count_result(JvmkitRequestStackTraceNative(g_jvmti, nullptr, ucontext, checking_callbacks(), &native,
                                              make_user_data(tid, seq)),
@@ -179,6 +185,14 @@ bool sequence_accepted(int64_t seq) {
 }
 
 uintptr_t sampled_pc(int64_t seq) { return g_pcs[seq & (kPcRing - 1)].load(std::memory_order_relaxed); }
+
+int64_t sampled_time_ns(int64_t seq) {
+  const int64_t slot = seq & (kPcRing - 1);
+  if (g_ring_seqs[slot].load(std::memory_order_acquire) != seq) return -1;
+  const int64_t time = g_times[slot].load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return g_ring_seqs[slot].load(std::memory_order_relaxed) == seq ? time : -1;  // not overwritten meanwhile
+}
 
 SamplerTotals sampler_totals() {
   SamplerTotals t;

@@ -153,10 +153,14 @@ void record_trace(const Trace& trace) {
             (trace.markers > 0 ? " after a marker" : "")]++;
   }
   if (trace.kind == kMain) record_main(trace);
+  if (expects("upcall")) record_upcall(trace);
+  if (expects("late")) record_late(trace);
 }
 
-void record_failure(ThreadKind kind, jvmkitFailureReason reason, uintptr_t pc) {
+void record_failure(ThreadKind kind, jvmkitFailureReason reason, uintptr_t pc, int64_t seq) {
   g_kinds[kind].failed++;
+  if (kind == kMain && expects("upcall")) record_upcall_failure(pc);
+  if (kind == kMain && expects("late")) record_late_failure(seq, pc);
   if (kind != kMain && kind != kOtherJava && g_vm_thread_failures.size() < 5) {
     g_vm_thread_failures.push_back(std::string(thread_kind_name(kind)) + " failed " + JvmkitFailureReasonName(reason) +
                                    " at pc " + mapping_of(pc));

@@ -143,6 +143,8 @@ jint JNICALL on_native_frame(const jvmkitNativeFrame* frame, void* ud) {
   f.pc = frame->pc;
   f.library = frame->library;
   f.library_offset = frame->library_offset;
+  f.symbol = frame->symbol;
+  f.flags = frame->flags;
   f.end = frame->end;
   check_native_frame(*frame);
   const bool top = g_open.java_frames == 0;
@@ -214,7 +216,8 @@ void JNICALL on_failure(jthread thread, void* ud) {
   const jvmkitFailureReason reason = JvmkitCurrentFailureReason();
   if (reason < 0 || reason >= JVMKIT_FAILURE_REASON_COUNT) fail("a failure without a reason");
   const std::string name = name_of(thread, who);
-  record_failure(kind_of(name, thread != nullptr || who.java_thread == JNI_TRUE), reason, sampled_pc(ud_seq(ud)));
+  record_failure(kind_of(name, thread != nullptr || who.java_thread == JNI_TRUE), reason, sampled_pc(ud_seq(ud)),
+                 ud_seq(ud));
 }
 
 }  // namespace
@@ -244,15 +247,16 @@ bool check_outcomes(int64_t accepted) {
 }
 
 std::string describe_frame(const Frame& f) {
-  char line[256];
+  char line[512];
   if (f.java) {
     std::snprintf(line, sizeof(line), "java   %s type %d", method_name(f.method).c_str(), static_cast<int>(f.type));
   } else if (f.type == JVMKIT_FRAME_MARKER) {
-    std::snprintf(line, sizeof(line), "marker %s", JvmkitNativeEndName(f.end));
+    std::snprintf(line, sizeof(line), "marker %s%s", JvmkitNativeEndName(f.end),
+                  f.pc != 0 ? (" at pc " + mapping_of(static_cast<uintptr_t>(f.pc))).c_str() : "");
   } else {
-    std::snprintf(line, sizeof(line), "%s %s+0x%llx", f.type == JVMKIT_FRAME_JVM ? "jvm   " : "native",
+    std::snprintf(line, sizeof(line), "%s %s+0x%llx %.120s", f.type == JVMKIT_FRAME_JVM ? "jvm   " : "native",
                   f.library ? basename_of(f.library) : "(no library)",
-                  static_cast<unsigned long long>(f.library_offset));
+                  static_cast<unsigned long long>(f.library_offset), f.symbol ? f.symbol : "");
   }
   if (!f.java && f.type != JVMKIT_FRAME_MARKER && f.library == nullptr) {
     return std::string(line) + ", pc " + mapping_of(static_cast<uintptr_t>(f.pc));

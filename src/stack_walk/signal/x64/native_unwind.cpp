@@ -64,11 +64,7 @@ JVMKIT_SIGNAL_SAFE bool follows_sib_call(const CodeRange& text, uintptr_t ret) n
 // True when RET is a plausible return address: it follows a call instruction in the executable
 // segment of a loaded object (whose bytes may be read). A word left on the stack by an earlier
 // call, or a data word, almost never passes.
-JVMKIT_SIGNAL_SAFE bool returns_from_call(const native::NativeSnapshot& tables, uintptr_t ret) noexcept {
-  const std::vector<native::UnwindModule>& modules = tables.modules();
-  const native::UnwindModule* module =
-      native::find_module(modules.data(), static_cast<uint32_t>(modules.size()), ret - 1);
-  if (module == nullptr) return false;
+JVMKIT_SIGNAL_SAFE bool returns_from_call(const native::UnwindModule* module, uintptr_t ret) noexcept {
   // An object that may be unloaded: dlclose may have unmapped it since the tables were built (a
   // stale stack word pointing there). mincore fails with ENOMEM for unmapped pages.
   if (!module->stays_mapped) {
@@ -89,8 +85,18 @@ struct Cursor {
   bool in_java;  // regs.pc lies in the code cache
 };
 
-// One frame: where its caller is. Returns false with *END when the run ends at this frame.
-JVMKIT_SIGNAL_SAFE bool step(const NativeUnwindContext& context, Cursor* cursor, NativeRunEnd* end) noexcept {
+// The module whose code holds the return address RET (its call), or nullptr.
+JVMKIT_SIGNAL_SAFE const native::UnwindModule* module_of_return(const native::NativeSnapshot& tables,
+                                                                uintptr_t ret) noexcept {
+  const std::vector<native::UnwindModule>& modules = tables.modules();
+  return native::find_module(modules.data(), static_cast<uint32_t>(modules.size()), ret - 1);
+}
+
+// One frame: where its caller is. Returns false with *END when the run ends at this frame, and
+// *END_PC set when it ends at a caller's return address that lies in no object the tables know
+// (one loaded since they were built: the caller is not recorded, nothing about it is known).
+JVMKIT_SIGNAL_SAFE bool step(const NativeUnwindContext& context, Cursor* cursor, NativeRunEnd* end,
+                             uintptr_t* end_pc) noexcept {
   const native::FrameRegs& regs = cursor->regs;
   // A return address is looked up at the call, which may be the last instruction of a function.
   const native::RowLookup lookup = context.tables->lookup(cursor->exact ? regs.pc : regs.pc - 1);
@@ -117,9 +123,17 @@ JVMKIT_SIGNAL_SAFE bool step(const NativeUnwindContext& context, Cursor* cursor,
   }
   const bool into_java = context.code != nullptr && context.code->find(ret) != nullptr;
   // Java frames check their own call sites; the C frames' are checked here.
-  if (!caller.signal_frame && !into_java && !returns_from_call(*context.tables, ret)) {
-    *end = NativeRunEnd::kBadFrame;
-    return false;
+  if (!caller.signal_frame && !into_java) {
+    const native::UnwindModule* module = module_of_return(*context.tables, ret);
+    if (module == nullptr) {
+      *end = NativeRunEnd::kUnknownCode;
+      *end_pc = ret;
+      return false;
+    }
+    if (!returns_from_call(module, ret)) {
+      *end = NativeRunEnd::kBadFrame;
+      return false;
+    }
   }
   cursor->regs = native::FrameRegs{ret, caller.cfa, caller.caller_fp, caller.caller_fp_known, nullptr};
   cursor->exact = caller.signal_frame;
@@ -147,8 +161,9 @@ JVMKIT_SIGNAL_SAFE NativeRun unwind_native(const NativeUnwindContext& context, c
       return run;
     }
     pcs[run.count++] = cursor.regs.pc | (cursor.exact ? kExactPcBit : 0);
-    if (!step(context, &cursor, &run.end)) {
-      if (run.end == NativeRunEnd::kUnknownCode) run.end_pc = pcs[--run.count] & ~kExactPcBit;
+    if (!step(context, &cursor, &run.end, &run.end_pc)) {
+      // A PC of no known object is not a frame: nothing says it is native code.
+      if (run.end == NativeRunEnd::kUnknownCode && run.end_pc == 0) run.end_pc = pcs[--run.count] & ~kExactPcBit;
       return run;
     }
   }

@@ -44,8 +44,9 @@ struct NativeStart {
 struct NativeRun {
   int count = 0;  // PCs written, leaf first (with kExactPcBit where exact)
   NativeRunEnd end = NativeRunEnd::kDepth;
-  // kUnknownCode: the PC no object holds. It is not among the PCs: nothing says it is native
-  // code (it may be Java code the code map does not know yet, or another JIT's).
+  // kUnknownCode: the PC no object holds (the interrupted PC, or a caller's return address). It
+  // is not among the PCs: nothing says it is native code (it may be Java code the code map does
+  // not know yet, another JIT's, or an object loaded since the tables were built).
   uintptr_t end_pc = 0;
   Regs join{};              // kJoin: the code-cache frame (pc a return address unless join_exact)
   bool join_exact = false;  // kJoin: join.pc was interrupted there (a signal frame above it)
