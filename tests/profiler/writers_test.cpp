@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <map>
 
+#include "java_only_profiles.hpp"
 #include "pprof_decode.hpp"
 #include "profiler/proto_encoder.hpp"
 
@@ -219,20 +220,8 @@ namespace jvmkit::prof {
 namespace {
 
 // An allocation profile: two sites of byte[] and one of java.lang.String, weighted in bytes
-// (the class is the leaf frame).
-Profile alloc_profile() {
-  Profile p;
-  const uint32_t main = p.add_method("app.Main.main", "Main.java");
-  const uint32_t fill = p.add_method("app.Main.fill", "Main.java");
-  const uint32_t bytes = p.add_method("byte[]", "");
-  const uint32_t string = p.add_method("java.lang.String", "");
-  p.add_sample({{bytes, FrameType::kClass, 0}, {fill, FrameType::kJit, 3}, {main, FrameType::kInterpreted, 1}},
-               4 << 20);
-  p.add_sample({{bytes, FrameType::kClass, 0}, {fill, FrameType::kJit, 3}, {main, FrameType::kInterpreted, 1}},
-               600'000);
-  p.add_sample({{string, FrameType::kClass, 0}, {main, FrameType::kInterpreted, 2}}, 524'288);
-  return p;
-}
+// (the class is the leaf frame); the golden files' (java_only_profiles.hpp).
+Profile alloc_profile() { return golden::alloc_profile(); }
 
 EventProfile alloc_event(const Profile& p) {
   EventProfile e;
