@@ -1,8 +1,8 @@
 // SIGNAL CONTEXT. Everything in sampling_handler() runs inside a signal handler on an arbitrary
 // interrupted thread, possibly inside malloc or holding a VM lock. Allowed: reading the fields of
 // g_sampler set before the handler was installed (or, for `native`, before sampling was activated),
-// relaxed atomic increments and CAS on fixed tables, the initial-exec thread-local t_tid and
-// jvmkit::current_tid(), RequestStackTrace and JvmkitRequestStackTraceNative (async-signal-safe for
+// relaxed atomic increments and CAS on fixed tables, jvmkit::cached_current_tid() (an
+// initial-exec thread-local), RequestStackTrace and JvmkitRequestStackTraceNative (async-signal-safe for
 // the current thread). Forbidden: anything that allocates, locks, or calls JNI/JVMTI.
 #include "profiler/signal_sampler.hpp"
 
@@ -63,23 +63,6 @@ JVMKIT_SIGNAL_SAFE void remember_non_java(pid_t tid) {
   }
 }
 
-// The thread's OS id, remembered after its first sample: gettid is a system call, and a system
-// call costs ~1 us on a VM like this project's, a few per cent of a whole sample. initial-exec, so
-// that reaching it is one %fs-relative load (the default model's __tls_get_addr may allocate, which
-// a signal handler must not); it takes 4 bytes of the static TLS surplus glibc keeps for dlopen'ed
-// libraries, as src/concurrent/epoch_domain.cpp does. A thread's copy starts at 0 and ends with the
-// thread, so a recycled tid is never confused with its previous owner.
-thread_local pid_t t_tid __attribute__((tls_model("initial-exec"))) = 0;
-
-JVMKIT_SIGNAL_SAFE pid_t cached_tid() {
-  pid_t tid = t_tid;
-  if (tid == 0) {
-    tid = jvmkit::current_tid();
-    t_tid = tid;  // a nested signal may store the same value first: harmless
-  }
-  return tid;
-}
-
 JVMKIT_SIGNAL_SAFE void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void* ucontext) {
   SamplerState& s = g_sampler;
   if (!s.active.load(std::memory_order_acquire)) return;
@@ -90,7 +73,7 @@ JVMKIT_SIGNAL_SAFE void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void*
     return;
   }
   // user_data carries the OS thread id: the delivery side names the thread by it.
-  pid_t tid = cached_tid();
+  pid_t tid = jvmkit::cached_current_tid();
   s.requested.fetch_add(1, std::memory_order_relaxed);
   // Native frames: the same request with the native part (HotSpot's own threads are accepted too).
   jvmtiError err = s.native.load(std::memory_order_relaxed)

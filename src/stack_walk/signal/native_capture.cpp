@@ -1,12 +1,11 @@
 // SIGNAL CONTEXT (native_capture.hpp). May call: the native unwinder (native_unwind.hpp), the
 // snapshot cells' readers, two loads from the current thread's HotSpot Thread (stack bounds,
-// frame anchor: through the layout checked at Enable) and the gettid system call.
+// frame anchor: through the layout checked at Enable) and the gettid system call (once per thread).
 #include "stack_walk/signal/native_capture.hpp"
 
-#include <sys/syscall.h>
 #include <ucontext.h>
-#include <unistd.h>
 
+#include "base/thread_id.hpp"
 #include "hotspot/java_thread.hpp"
 #include "native/unwind_table.hpp"
 #include "stack_walk/native/native_counters.hpp"
@@ -144,7 +143,7 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
   NativePart* part = &request->native;
   part->requested = true;
   part->callback = ask.callback;
-  part->tid = static_cast<pid_t>(syscall(SYS_gettid));
+  part->tid = cached_current_tid();
   part->native_only = jni == nullptr;
   part->captured = true;
   copy_kernel(ask, part);
