@@ -20,7 +20,7 @@ int find_libjvm(struct dl_phdr_info* info, size_t, void* data) {
 // The exported description of one table: where it is and how its entries are laid out.
 struct Table {
   const char* entries = nullptr;
-  uint64_t stride = 0, type_name = 0, field_name = 0, is_static = 0, offset = 0;
+  uint64_t stride = 0, type_name = 0, field_name = 0, is_static = 0, offset = 0, address = 0;
 };
 
 template <typename T>
@@ -50,7 +50,8 @@ std::optional<Table> structs_table() {
             read_symbol(lib, "gHotSpotVMStructEntryTypeNameOffset", &t.type_name) &&
             read_symbol(lib, "gHotSpotVMStructEntryFieldNameOffset", &t.field_name) &&
             read_symbol(lib, "gHotSpotVMStructEntryIsStaticOffset", &t.is_static) &&
-            read_symbol(lib, "gHotSpotVMStructEntryOffsetOffset", &t.offset);
+            read_symbol(lib, "gHotSpotVMStructEntryOffsetOffset", &t.offset) &&
+            read_symbol(lib, "gHotSpotVMStructEntryAddressOffset", &t.address);
   if (!ok || t.entries == nullptr || t.stride == 0) return std::nullopt;
   return t;
 }
@@ -62,21 +63,35 @@ T entry_value(const char* entry, uint64_t offset) {
   return value;
 }
 
+// The entry describing TYPE::FIELD in TABLE, or nullptr.
+const char* find_entry(const Table& table, const char* type, const char* field) {
+  // The table ends with an entry whose type name is NULL.
+  for (const char* e = table.entries;; e += table.stride) {
+    const char* type_name = entry_value<const char*>(e, table.type_name);
+    if (type_name == nullptr) return nullptr;
+    const char* field_name = entry_value<const char*>(e, table.field_name);
+    if (field_name != nullptr && std::strcmp(type_name, type) == 0 && std::strcmp(field_name, field) == 0) return e;
+  }
+}
+
 }  // namespace
 
 std::optional<intptr_t> vm_struct_offset(const char* type, const char* field) {
   std::optional<Table> table = structs_table();
   if (!table) return std::nullopt;
-  // The table ends with an entry whose type name is NULL.
-  for (const char* e = table->entries;; e += table->stride) {
-    const char* type_name = entry_value<const char*>(e, table->type_name);
-    if (type_name == nullptr) break;
-    const char* field_name = entry_value<const char*>(e, table->field_name);
-    if (field_name == nullptr || std::strcmp(type_name, type) != 0 || std::strcmp(field_name, field) != 0) continue;
-    if (entry_value<int32_t>(e, table->is_static) != 0) return std::nullopt;
-    return static_cast<intptr_t>(entry_value<uint64_t>(e, table->offset));
-  }
-  return std::nullopt;
+  const char* e = find_entry(*table, type, field);
+  if (e == nullptr || entry_value<int32_t>(e, table->is_static) != 0) return std::nullopt;
+  return static_cast<intptr_t>(entry_value<uint64_t>(e, table->offset));
+}
+
+std::optional<uintptr_t> vm_static_field_address(const char* type, const char* field) {
+  std::optional<Table> table = structs_table();
+  if (!table) return std::nullopt;
+  const char* e = find_entry(*table, type, field);
+  if (e == nullptr || entry_value<int32_t>(e, table->is_static) == 0) return std::nullopt;
+  const auto address = entry_value<uintptr_t>(e, table->address);
+  if (address == 0) return std::nullopt;
+  return address;
 }
 
 std::optional<uint64_t> vm_type_size(const char* type) {

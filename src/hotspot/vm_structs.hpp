@@ -14,6 +14,9 @@ namespace jvmkit::hotspot {
 // nothing when libjvm or the entry is missing. TYPE is HotSpot's class name ("JavaThread").
 std::optional<intptr_t> vm_struct_offset(const char* type, const char* field);
 
+// The address of the static field FIELD of TYPE, as the running JVM describes it, or nullopt.
+std::optional<uintptr_t> vm_static_field_address(const char* type, const char* field);
+
 // The size in bytes of TYPE as the running JVM describes it (gHotSpotVMTypes), or nothing.
 std::optional<uint64_t> vm_type_size(const char* type);
 

@@ -11,6 +11,7 @@
 
 #include "hotspot/java_vm.hpp"
 #include "hotspot/method_layout.hpp"
+#include "hotspot/vm_structs.hpp"
 #include "stack_walk/signal/capture.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
@@ -115,9 +116,22 @@ void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::uniqu
   if (native_mode_ != 0) {
     native_tables_.start((native_mode_ & JVMKIT_NATIVE_WAIT) != 0);
     state.native_tables.store(native_tables_.cell(), std::memory_order_release);
+    learn_code_heap(state);
   }
   state.open.store(true, std::memory_order_seq_cst);
   enabled_ = true;
+}
+
+void Session::learn_code_heap(CaptureState& state) {
+  // The fields' addresses: their values are set once HotSpot made its code cache, after an
+  // Enable in Agent_OnLoad, so the capture reads them anew.
+  const auto low = hotspot::vm_static_field_address("CodeCache", "_low_bound");
+  const auto high = hotspot::vm_static_field_address("CodeCache", "_high_bound");
+  state.code_heap_low.store(low ? reinterpret_cast<const uintptr_t*>(*low) : nullptr, std::memory_order_release);
+  state.code_heap_high.store(high ? reinterpret_cast<const uintptr_t*>(*high) : nullptr, std::memory_order_release);
+  if (std::getenv("JVMKIT_WALK_DEBUG") != nullptr) {
+    std::fprintf(stderr, "jvmkit: code heap bounds %s in vmStructs\n", low && high ? "found" : "not found");
+  }
 }
 
 void Session::start_completer(JavaVM* vm) {

@@ -22,6 +22,7 @@
 #include "stack_walk/native/native_tables.hpp"
 #include "stack_walk/own_env.hpp"
 #include "stack_walk/request_pool.hpp"
+#include "stack_walk/signal/capture.hpp"
 #include "stack_walk/thread_registry.hpp"
 
 namespace jvmkit::walk {
@@ -56,6 +57,8 @@ class Session {
 
  private:
   void open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::unique_ptr<RequestPool> pool);
+  // Where HotSpot keeps its code heaps' bounds, for the native unwinder (capture_state()).
+  static void learn_code_heap(CaptureState& state);
   // Enable in the start phase: a native thread finishes it once the VM has started.
   void start_completer(JavaVM* vm);
   void complete_when_started(JavaVM* vm);

@@ -29,6 +29,10 @@ struct CaptureState {
       nullptr};  // the code map's snapshots: recovery of samples ASGCT cannot place
   // The unwind tables of a session with native frames (JvmkitSetNativeFrames), else nullptr.
   std::atomic<const native::NativeSnapshotCell*> native_tables{nullptr};
+  // Where HotSpot keeps its code heaps' bounds (CodeCache::_low_bound, _high_bound, from vmStructs;
+  // set once the code cache exists), or nullptr.
+  std::atomic<const uintptr_t*> code_heap_low{nullptr};
+  std::atomic<const uintptr_t*> code_heap_high{nullptr};
 };
 
 JVMKIT_SIGNAL_SAFE CaptureState& capture_state() noexcept;

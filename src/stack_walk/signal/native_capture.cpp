@@ -39,8 +39,9 @@ JVMKIT_SIGNAL_SAFE void copy_kernel(const NativeAsk& ask, NativePart* part) noex
 // return address, into the code cache, at A - 8), and call_VM_leaf_base aligns an unaligned SP
 // with "sub rsp, 8". The call into the VM is made with an aligned SP (the ABI), so J is 16-aligned
 // then; a word at A - 8 that is not padding must return into the code cache.
-JVMKIT_SIGNAL_SAFE bool joins_anchor(JNIEnv* jni, const NativeRun& run, const CodeSnapshot& code,
-                                     const StackBounds& bounds, NativePart* part) noexcept {
+JVMKIT_SIGNAL_SAFE bool joins_anchor(JNIEnv* jni, const NativeRun& run, const NativeUnwindContext& context,
+                                     NativePart* part) noexcept {
+  const StackBounds& bounds = context.bounds;
   if (jni == nullptr) return false;
   const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
   if (layout == nullptr) return true;  // no anchor known: nothing contradicts the run
@@ -53,22 +54,41 @@ JVMKIT_SIGNAL_SAFE bool joins_anchor(JNIEnv* jni, const NativeRun& run, const Co
   if (a == 0 || a == j) return true;
   if (j > a || a - j > 16 || (j & 15) != 0 || !bounds.holds(a - 8)) return false;
   const bool padding_only = a - j == 8 && (a & 15) == 8;
-  return padding_only || code.find(load_word(a - 8)) != nullptr;
+  return padding_only || context.in_code_cache(load_word(a - 8));
 }
 
-// What the capture reads, taken once: the tables, the code map and the thread's stack.
+// What the capture reads, taken once: the tables, the code map, HotSpot's code heaps and the
+// thread's stack.
 struct Sources {
   const native::NativeSnapshot* tables;  // nullptr: not prepared yet
   const CodeSnapshot* code;              // nullptr: no code map yet
   StackBounds bounds;                    // hi 0: unknown
+  uintptr_t code_heap_lo, code_heap_hi;  // 0, 0: unknown
+
+  JVMKIT_SIGNAL_SAFE NativeUnwindContext context() const noexcept {
+    return NativeUnwindContext{tables, code, bounds, code_heap_lo, code_heap_hi};
+  }
 };
+
+// HotSpot's code heaps' bounds, read from its static fields (plain loads of libjvm's data).
+JVMKIT_SIGNAL_SAFE void read_code_heap(const CaptureState& state, Sources* in) noexcept {
+  const uintptr_t* low = state.code_heap_low.load(std::memory_order_acquire);
+  const uintptr_t* high = state.code_heap_high.load(std::memory_order_acquire);
+  in->code_heap_lo = in->code_heap_hi = 0;
+  if (low == nullptr || high == nullptr) return;
+  const uintptr_t lo = *low, hi = *high;
+  if (lo != 0 && hi > lo) {
+    in->code_heap_lo = lo;
+    in->code_heap_hi = hi;
+  }
+}
 
 // The run itself, from START, into the slot after the kernel PCs.
 JVMKIT_SIGNAL_SAFE void unwind_run(const Sources& in, JNIEnv* jni, const NativeStart& start,
                                    NativePart* part) noexcept {
   uintptr_t* pcs = part->pcs + part->kernel_count;
   const int room = kMaxNativeFrames - part->kernel_count;
-  const bool in_java = in.code != nullptr && in.code->find(start.regs.pc) != nullptr;
+  const bool in_java = in.context().in_code_cache(start.regs.pc);
   if (in.tables == nullptr || in.bounds.hi == 0) {
     // Nothing to unwind with: the interrupted PC alone (unless it is Java code), then a marker.
     if (!in_java && room > 0) pcs[part->run_count++] = start.regs.pc | (start.exact_pc ? kExactPcBit : 0);
@@ -76,16 +96,15 @@ JVMKIT_SIGNAL_SAFE void unwind_run(const Sources& in, JNIEnv* jni, const NativeS
     part->run_end = in_java ? NativeRunEnd::kJoin : NativeRunEnd::kUnpreparedLibrary;
     return;
   }
-  const NativeRun run = unwind_native(NativeUnwindContext{in.tables, in.code, in.bounds}, start, pcs, room);
+  const NativeRun run = unwind_native(in.context(), start, pcs, room);
   part->run_count = run.count;
   part->run_end = run.end;
   part->end_pc = run.end_pc;
-  part->join_mismatch =
-      run.end == NativeRunEnd::kJoin && run.count > 0 && !joins_anchor(jni, run, *in.code, in.bounds, part);
+  part->join_mismatch = run.end == NativeRunEnd::kJoin && run.count > 0 && !joins_anchor(jni, run, in.context(), part);
   // Native code called from a stub of HotSpot's (a runtime stub: C2's _new_array_Java, C1's
   // new_instance): the stub is a frame of the JVM's between them and the Java frames.
   if (run.end == NativeRunEnd::kJoin && run.count > 0 && run.count < room) {
-    const CodeRange* stub = in.code->find(run.join.pc);
+    const CodeRange* stub = in.code != nullptr ? in.code->find(run.join.pc) : nullptr;
     if (stub != nullptr && stub->kind == CodeKind::kStub && !stub->call_stub) pcs[part->run_count++] = run.join.pc;
   }
 }
@@ -155,7 +174,8 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
   }
   native::NativeSnapshotCell::Reader tables(*state.native_tables.load(std::memory_order_acquire));
   CodeSnapshotCell::Reader code(*state.code_map.load(std::memory_order_acquire));
-  const Sources in{tables.get(), code.get(), current_stack(jni)};
+  Sources in{tables.get(), code.get(), current_stack(jni), 0, 0};
+  read_code_heap(state, &in);
   unwind_run(in, jni, start, part);
   if (jni != nullptr && part->anchor_sp == 0) {
     // Whether the thread was outside Java code (its anchor set), for the delivery's reading of a
@@ -168,7 +188,7 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
   part->no_java_frames = without_java_frames(jni, *request);
   stub_top_without_java(start, request);
   if (entries != nullptr && in.tables != nullptr && in.code != nullptr && in.bounds.hi != 0) {
-    capture_segments(*in.tables, *in.code, in.bounds, *entries, request);
+    capture_segments(in.context(), *entries, request);
   }
   native_counters().count_request(part->native_only);
   native_counters().count_run(part->run_end);

@@ -47,12 +47,10 @@ JVMKIT_SIGNAL_SAFE NativeSegment unwind_segment(const NativeUnwindContext& conte
 
 }  // namespace
 
-JVMKIT_SIGNAL_SAFE void capture_segments(const native::NativeSnapshot& tables, const CodeSnapshot& code,
-                                         const StackBounds& bounds, const EntriesOut& entries,
+JVMKIT_SIGNAL_SAFE void capture_segments(const NativeUnwindContext& context, const EntriesOut& entries,
                                          Request* request) noexcept {
   NativePart& part = request->native;
   if (request->num_frames <= 0 || request->completeness != Completeness::kProven || entries.overflow) return;
-  const NativeUnwindContext context{&tables, &code, bounds};
   int used = part.kernel_count + part.run_count;
   for (int i = 0; i < entries.count && part.segment_count < kMaxNativeSegments; i++) {
     NativeSegment segment = unwind_segment(context, entries.frames[i], part.pcs + used, kMaxNativeFrames - used);

@@ -10,14 +10,15 @@
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
+#include "stack_walk/signal/x64/native_unwind.hpp"
 
 namespace jvmkit::walk {
 
 // Fills REQUEST->native's segments (after its run's PCs) from ENTRIES, the entry frames of the
 // walk that proved REQUEST's Java frames the whole stack. Nothing when they were not proven: the
 // places of the entries in the trace are known only then.
-JVMKIT_SIGNAL_SAFE void capture_segments(const native::NativeSnapshot& tables, const CodeSnapshot& code,
-                                         const StackBounds& bounds, const EntriesOut& entries,
+// CONTEXT: the tables, the code map (required) and the thread's stack.
+JVMKIT_SIGNAL_SAFE void capture_segments(const NativeUnwindContext& context, const EntriesOut& entries,
                                          Request* request) noexcept;
 
 }  // namespace jvmkit::walk

@@ -121,7 +121,7 @@ JVMKIT_SIGNAL_SAFE bool step(const NativeUnwindContext& context, Cursor* cursor,
     *end = NativeRunEnd::kOutermost;
     return false;
   }
-  const bool into_java = context.code != nullptr && context.code->find(ret) != nullptr;
+  const bool into_java = context.in_code_cache(ret);
   // Java frames check their own call sites; the C frames' are checked here.
   if (!caller.signal_frame && !into_java) {
     const native::UnwindModule* module = module_of_return(*context.tables, ret);
@@ -148,7 +148,7 @@ JVMKIT_SIGNAL_SAFE NativeRun unwind_native(const NativeUnwindContext& context, c
   JVMKIT_DCHECK(context.tables != nullptr && max >= 0);
   NativeRun run;
   Cursor cursor{native::FrameRegs{start.regs.pc, start.regs.sp, start.regs.fp, true, start.gprs}, start.exact_pc,
-                context.code != nullptr && context.code->find(start.regs.pc) != nullptr};
+                context.in_code_cache(start.regs.pc)};
   for (;;) {
     if (cursor.in_java) {
       run.end = NativeRunEnd::kJoin;

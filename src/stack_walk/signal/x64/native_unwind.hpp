@@ -56,6 +56,13 @@ struct NativeUnwindContext {
   const native::NativeSnapshot* tables = nullptr;  // required
   const CodeSnapshot* code = nullptr;              // the code cache, or nullptr (no Java code known)
   StackBounds bounds{};                            // the thread's stack: nothing outside it is read
+  // HotSpot's code heaps, [lo, hi) (0, 0: unknown): a PC there is the JVM's generated code even
+  // before the code map heard of it (a method compiled a moment ago, its load event not posted).
+  uintptr_t code_heap_lo = 0, code_heap_hi = 0;
+
+  JVMKIT_SIGNAL_SAFE bool in_code_cache(uintptr_t pc) const noexcept {
+    return (pc >= code_heap_lo && pc < code_heap_hi) || (code != nullptr && code->find(pc) != nullptr);
+  }
 };
 
 // Unwinds from START. Records at most MAX PCs into PCS: the frames above the first code-cache PC
