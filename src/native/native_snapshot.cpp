@@ -5,6 +5,8 @@
 #include <sys/auxv.h>
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <string_view>
@@ -52,9 +54,16 @@ std::span<const uint8_t> vdso_image() {
   return {image, elf_image_size(image)};
 }
 
+// PATH with its symbolic links and ".." resolved ("bin/../lib/libjli.so" is lib/libjli.so), or
+// PATH when it cannot be resolved.
+std::string resolved(const std::string& path) {
+  char buffer[PATH_MAX];
+  return realpath(path.c_str(), buffer) != nullptr ? std::string(buffer) : path;
+}
+
 bool stays_mapped(const LoadedObject& object, const std::string& jdk_lib) {
   if (object.is_vdso || object.is_main_program) return true;
-  if (!jdk_lib.empty() && object.path.starts_with(jdk_lib)) return true;
+  if (!jdk_lib.empty() && resolved(object.path).starts_with(jdk_lib)) return true;
   static constexpr std::string_view kRuntimes[] = {"libc.so.6",       "ld-linux-x86-64.so.2", "libm.so.6",
                                                    "libpthread.so.0", "libdl.so.2",           "librt.so.1",
                                                    "libstdc++.so.6",  "libgcc_s.so.1",        "libjvm.so"};
@@ -126,8 +135,9 @@ PrepareSummary NativePreparer::update(const std::vector<LoadedObject>& objects) 
   std::string jdk_lib;
   for (const LoadedObject& object : objects) {
     if (base_name(object.path) != "libjvm.so") continue;
-    const size_t server = object.path.rfind("/server/libjvm.so");
-    if (server != std::string::npos) jdk_lib = object.path.substr(0, server + 1);
+    const std::string path = resolved(object.path);
+    const size_t server = path.rfind("/server/libjvm.so");
+    if (server != std::string::npos) jdk_lib = path.substr(0, server + 1);
   }
   for (const LoadedObject& object : objects) {
     const auto known =

@@ -105,7 +105,8 @@ class NativePreparer {
 std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object, bool stays_mapped = false);
 
 // Whether OBJECT is never unloaded (PreparedObject::stays_mapped); JDK_LIB is the JDK's lib/
-// directory ("/usr/lib/jvm/java-17-openjdk-amd64/lib/"), or empty when libjvm is not loaded.
+// directory with links resolved ("/usr/lib/jvm/java-17-openjdk-amd64/lib/"), or empty when libjvm
+// is not loaded.
 bool stays_mapped(const LoadedObject& object, const std::string& jdk_lib);
 
 // The vDSO's image in memory (its ELF header, program and section headers and everything they

@@ -2,6 +2,9 @@
 
 #include <pthread.h>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "stack_walk/native/native_counters.hpp"
 
 namespace jvmkit::walk {
@@ -59,7 +62,12 @@ void NativeTables::update_locked(bool force) {
   prepared_once_ = true;
   const native::PrepareSummary summary = preparer_->update(native::loaded_objects());
   int64_t prepared = 0, failed = 0, rows = 0;
+  const bool debug = std::getenv("JVMKIT_WALK_DEBUG") != nullptr;
   for (const auto& object : preparer_->current()->objects()) {
+    if (debug) {
+      std::fprintf(stderr, "jvmkit: native tables: %s%s%s\n", object->path.c_str(),
+                   object->prepared() ? "" : " (not prepared)", object->stays_mapped ? "" : " (may be unloaded)");
+    }
     if (object->prepared()) {
       prepared++;
       rows += static_cast<int64_t>(object->rows.size());
