@@ -59,13 +59,20 @@ class CpuEngine final : public PerThreadEngine {
       use_perf_ = false;
       fallback_reason_ = std::string(strerror(err)) + " (" + perf_error_hint(PERF_TYPE_SOFTWARE, err) + ")";
     }
+    if (config_.kernel_chains) {
+      kernel_.why_not = use_perf_ ? kernel_chains_refusal(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+                                                          static_cast<uint64_t>(config_.interval), config_.signal)
+                                  : "cpu runs on POSIX timers here, not perf events (" + fallback_reason_ + ")";
+      kernel_.active = kernel_.why_not.empty();
+    }
     return Error::ok();
   }
 
   bool arm(pid_t tid, long* handle, int* err) override {
     if (use_perf_) {
-      *handle = open_thread_perf_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-                                       static_cast<uint64_t>(config_.interval), tid, config_.signal, err);
+      *handle =
+          open_thread_perf_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, static_cast<uint64_t>(config_.interval),
+                                 tid, config_.signal, err, kernel_.active);
       return *handle >= 0;
     }
     sigevent sev;
@@ -91,9 +98,11 @@ class CpuEngine final : public PerThreadEngine {
     return true;
   }
 
+  KernelChainsState kernel_chains() const override { return kernel_; }
+
   void disarm(long handle) override {
     if (use_perf_) {
-      close(static_cast<int>(handle));
+      close_thread_perf_event(static_cast<int>(handle));
     } else {
       timer_delete(reinterpret_cast<timer_t>(handle));
     }
@@ -103,6 +112,7 @@ class CpuEngine final : public PerThreadEngine {
   EngineConfig config_;
   bool use_perf_ = true;
   std::string fallback_reason_;
+  KernelChainsState kernel_;
 };
 
 }  // namespace

@@ -28,6 +28,14 @@ struct EngineConfig {
   // after sampling began (GC workers and compiler threads added on demand), which JVMTI's
   // ThreadStart never reports.
   bool vm_threads = false;
+  // cstack=native: perf events also record each sample's kernel call chain (kernel_chains.hpp).
+  bool kernel_chains = false;
+};
+
+// Whether an engine's samples carry kernel call chains (EngineConfig::kernel_chains), or why not.
+struct KernelChainsState {
+  bool active = false;
+  std::string why_not;  // when asked for and not active: one line for the report
 };
 
 class Engine {
@@ -49,6 +57,11 @@ class Engine {
   virtual std::string description() const = 0;
   // Threads the engine could not arm (e.g. a thread that ended between listing and arming).
   virtual int64_t threads_missed() const { return 0; }
+  // Kernel call chains (asked for by EngineConfig::kernel_chains): events other than perf events
+  // have none.
+  virtual KernelChainsState kernel_chains() const {
+    return {false, "only perf events record them (cpu, cpu-clock, page-faults, ...), not this event"};
+  }
 
   // Threads for which SKIP returns true are dropped from sampling by engines that signal threads
   // themselves (wall: a thread found to run no Java code would only cost signals). Set before

@@ -28,7 +28,8 @@ bool is_placeless(std::string_view library) { return library.empty() || library 
 std::string native_frame_name(const NativeFrameInfo& frame) {
   if (frame.type == FrameType::kSynthetic) return kMarkerNames[frame.marker < kMarkerReasons ? frame.marker : 0];
   if (frame.type == FrameType::kKernel) {
-    return frame.symbol != nullptr ? std::string(frame.symbol) : "[kernel]+" + hex(frame.pc);
+    // Unnamed (kallsyms hidden, the report says so): one name, not a name per address.
+    return frame.symbol != nullptr ? std::string(frame.symbol) : "[kernel]";
   }
   if (frame.symbol != nullptr) return native::strip_parameters(frame.symbol);
   const std::string_view library = frame.library != nullptr ? frame.library : "";

@@ -47,6 +47,15 @@ std::vector<std::string> native_report_lines(const NativeFigures& f,
         std::string(thread_kind_name(static_cast<ThreadKind>(k))) + " " + with_share(f.samples_by_kind[k], samples);
   }
   out.push_back("native: samples by thread kind: " + kinds);
+  if (!f.kernel_active) {
+    out.push_back("native: no kernel frames: " + f.kernel_why_not);
+  } else {
+    std::string kernel = "native: kernel frames in " + with_share(f.with_kernel, f.traces, " of traces") +
+                         ", from the perf events' call chains; " + std::to_string(f.kernel_unmatched) +
+                         " signals found no sample of their own (no kernel part)";
+    if (!f.kernel_unnamed_why.empty()) kernel += "; UNNAMED: " + f.kernel_unnamed_why;
+    out.push_back(kernel);
+  }
   std::snprintf(line, sizeof(line),
                 "native: unwind tables of %lld objects (%lld failed, %lld rows), built in %s; the start waited %s",
                 static_cast<long long>(f.objects_prepared), static_cast<long long>(f.objects_failed),

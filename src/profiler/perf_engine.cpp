@@ -37,19 +37,27 @@ class PerfEngine final : public PerThreadEngine {
                    ": " + perf_error_hint(config_.event->perf_type, err));
     }
     close(fd);
+    if (config_.kernel_chains) {
+      kernel_.why_not = kernel_chains_refusal(config_.event->perf_type, config_.event->perf_config,
+                                              static_cast<uint64_t>(config_.interval), config_.signal);
+      kernel_.active = kernel_.why_not.empty();
+    }
     return Error::ok();
   }
 
   bool arm(pid_t tid, long* handle, int* err) override {
     *handle = open_thread_perf_event(config_.event->perf_type, config_.event->perf_config,
-                                     static_cast<uint64_t>(config_.interval), tid, config_.signal, err);
+                                     static_cast<uint64_t>(config_.interval), tid, config_.signal, err, kernel_.active);
     return *handle >= 0;
   }
 
-  void disarm(long handle) override { close(static_cast<int>(handle)); }
+  void disarm(long handle) override { close_thread_perf_event(static_cast<int>(handle)); }
+
+  KernelChainsState kernel_chains() const override { return kernel_; }
 
  private:
   EngineConfig config_;
+  KernelChainsState kernel_;
 };
 
 }  // namespace

@@ -152,7 +152,8 @@ Error Profiler::begin_run(const Options& options, bool live) {
   if (options.event != nullptr) {
     // With native frames HotSpot's own threads have traces too: wall also signals those started
     // later, which no ThreadStart reports.
-    auto engine = make_engine(EngineConfig{options.event, options.interval, options.signal, native});
+    // Native frames also take the kernel's part of a perf event's samples.
+    auto engine = make_engine(EngineConfig{options.event, options.interval, options.signal, native, native});
     // Wall sampling signals every thread; threads that run no Java code (refused as non-Java by
     // the library, or failing again and again without one delivered trace) are left out.
     Recording* recording = run->recording.get();
@@ -166,6 +167,7 @@ Error Profiler::begin_run(const Options& options, bool live) {
     run->engine = std::move(engine);
   }
   run->base = process_counts();
+  run->kernel_base = read_kernel_chain_counts();
   run->alloc_base = event_request_counts(EngineKind::kAlloc);
   run->lock_base = event_request_counts(EngineKind::kLock);
   run->program = live ? program_name(jvmti_) : "";
@@ -193,7 +195,12 @@ Error Profiler::activate_run() {
     run.recording->restart_clock(run.start_wall_ns, run.start_mono_ns);
   }
   if (Error e = start_jvm_events()) return e;
-  set_native_requests(run.options.cstack == CStack::kNative);
+  bool kernel_chains = false;
+  {
+    std::shared_lock<std::shared_mutex> lock(engine_mutex_);
+    kernel_chains = run.engine && run.engine->kernel_chains().active;
+  }
+  set_native_requests(run.options.cstack == CStack::kNative, kernel_chains);
   set_sampling_active(true);
   if (run.options.loop_ns > 0) {
     loop_stop_ = false;

@@ -44,6 +44,7 @@ void Recording::begin_trace(size_t slot, jboolean biased) {
   trace_cut_ = false;
   trace_thread_.known = false;
   trace_native_ = false;
+  trace_kernel_ = false;
   trace_java_ = false;
   // A JVM event's trace is always reported biased: it is the stack of the thread at the event (a
   // JVMTI callback), where the event happened, which is what such a sample wants.
@@ -92,6 +93,7 @@ bool Recording::add_native_frame(const NativeFrameInfo& frame) {
     if (frame.marker < kMarkerReasons) native_.markers[frame.marker]++;
   } else {
     trace_native_ = true;
+    if (frame.type == FrameType::kKernel) trace_kernel_ = true;
   }
   if (trace_.size() >= static_cast<size_t>(options_.depth)) {
     trace_cut_ = true;
@@ -106,6 +108,7 @@ void Recording::end_trace(jthread thread, pid_t tid, bool truncated) {
   if (trace_thread_.known && tracing_ != nullptr && !trace_.empty()) {
     native_.traces++;
     if (trace_native_) native_.with_native++;
+    if (trace_kernel_) native_.with_kernel++;
     if (!trace_java_) native_.native_only++;
     native_.samples_by_kind[static_cast<size_t>(thread_kind(trace_thread_.java, trace_thread_.name))]++;
   }

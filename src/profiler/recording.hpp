@@ -147,6 +147,7 @@ class Recording {
   };
   TraceThread trace_thread_;
   bool trace_native_ = false;  // a native frame (not a marker) was added
+  bool trace_kernel_ = false;  // ... a kernel frame
   bool trace_java_ = false;    // a Java frame was added
   NativeFigures native_;
   std::unordered_map<pid_t, int64_t> failures_by_tid_;

@@ -9,6 +9,7 @@
 #include "profiler/engine.hpp"
 #include "profiler/event_samples.hpp"
 #include "profiler/file_pattern.hpp"
+#include "profiler/kernel_chains.hpp"
 #include "profiler/native_report.hpp"
 #include "profiler/options.hpp"
 #include "profiler/recording.hpp"
@@ -41,6 +42,7 @@ struct Run {
   // time Enable took (it waits for the tables); the library's table-building time when the run began.
   NativeFigures native_tables;
   int64_t enable_ns = 0;
+  KernelChainCounts kernel_base;  // the kernel chains' counts when the run began
   int64_t native_prepare_base_ns = 0;
 };
 

@@ -6,6 +6,7 @@
 
 #include "base/clock.hpp"
 
+#include "profiler/kernel_chains.hpp"
 #include "profiler/native_samples.hpp"
 #include "profiler/signal_sampler.hpp"
 #include "profiler/walk_counts.hpp"
@@ -101,6 +102,11 @@ std::string run_report(const Run& run, const std::string& output_line, const std
     native.unwind_rows = run.native_tables.unwind_rows;
     native.prepare_ns = run.native_tables.prepare_ns;
     native.enable_ns = run.enable_ns;
+    const KernelChainsState kernel = run.engine ? run.engine->kernel_chains() : KernelChainsState{};
+    native.kernel_active = kernel.active;
+    native.kernel_why_not = run.engine ? kernel.why_not : "no signal event";
+    native.kernel_unmatched = read_kernel_chain_counts().unmatched - run.kernel_base.unmatched;
+    if (kernel.active) native.kernel_unnamed_why = kernel_symbols_refusal();
     in.native = native_report_lines(native, marker_labels());
   }
   for (size_t i = 0; i < run.options.events.size() && i < profiles.size(); i++) {

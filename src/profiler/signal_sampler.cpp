@@ -18,6 +18,7 @@
 
 #include "base/signal_safe.hpp"
 #include "base/thread_id.hpp"
+#include "profiler/kernel_chains.hpp"
 
 namespace jvmkit::prof {
 namespace {
@@ -39,6 +40,7 @@ struct SamplerState {
   std::atomic<bool> active{false};
   // cstack=native: set while inactive, published by the release store that activates sampling.
   std::atomic<bool> native{false};
+  std::atomic<bool> kernel{false};  // ... with kernel call chains from the perf event's ring
   std::atomic<int64_t> signals{0};
   std::atomic<int64_t> requested{0};
   std::atomic<int64_t> accepted{0};
@@ -76,10 +78,18 @@ JVMKIT_SIGNAL_SAFE void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void*
   pid_t tid = jvmkit::cached_current_tid();
   s.requested.fetch_add(1, std::memory_order_relaxed);
   // Native frames: the same request with the native part (HotSpot's own threads are accepted too).
-  jvmtiError err = s.native.load(std::memory_order_relaxed)
-                       ? JvmkitRequestStackTraceNative(s.env, nullptr, ucontext, s.native_callbacks, &s.native_request,
-                                                       tid_to_user_data(tid))
-                       : RequestStackTrace(s.env, nullptr, ucontext, s.callbacks, tid_to_user_data(tid));
+  jvmtiError err;
+  if (s.native.load(std::memory_order_relaxed)) {
+    jvmkitNativeRequest request = s.native_request;
+    jlong kernel_pcs[JVMKIT_MAX_KERNEL_FRAMES];
+    if (s.kernel.load(std::memory_order_relaxed)) {
+      request.kernel_pcs = kernel_pcs;
+      request.kernel_count = take_kernel_chain(tid, ucontext, kernel_pcs, JVMKIT_MAX_KERNEL_FRAMES);
+    }
+    err = JvmkitRequestStackTraceNative(s.env, nullptr, ucontext, s.native_callbacks, &request, tid_to_user_data(tid));
+  } else {
+    err = RequestStackTrace(s.env, nullptr, ucontext, s.callbacks, tid_to_user_data(tid));
+  }
   if (err == JVMTI_ERROR_NONE) {
     s.accepted.fetch_add(1, std::memory_order_relaxed);
   } else if (err == JVMTI_ERROR_UNATTACHED_THREAD) {
@@ -151,7 +161,10 @@ Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceC
 
 void set_sampling_active(bool active) { g_sampler.active.store(active, std::memory_order_release); }
 
-void set_native_requests(bool native) { g_sampler.native.store(native, std::memory_order_relaxed); }
+void set_native_requests(bool native, bool kernel) {
+  g_sampler.native.store(native, std::memory_order_relaxed);
+  g_sampler.kernel.store(native && kernel, std::memory_order_relaxed);
+}
 
 bool is_known_non_java_thread(pid_t tid) {
   for (const std::atomic<pid_t>& slot : g_sampler.non_java) {

@@ -44,9 +44,10 @@ Error install_sampling_handler(int signal, jvmtiEnv* env, const jvmtiStackTraceC
 void set_sampling_active(bool active);
 
 // Whether the handler asks for native frames (cstack=native; the stack-walk library must have been
-// enabled with JvmkitSetNativeFrames(ON)). Set while sampling is off, before set_sampling_active(true)
-// publishes it.
-void set_native_requests(bool native);
+// enabled with JvmkitSetNativeFrames(ON)), and whether they pass the kernel call chain of the
+// signal's perf sample (kernel_chains.hpp). Set while sampling is off, before
+// set_sampling_active(true) publishes it.
+void set_native_requests(bool native, bool kernel);
 
 // True when a sample of TID was refused because TID is not a Java thread (remembered for up to
 // 512 threads); with native requests, only threads HotSpot does not know (its own threads are

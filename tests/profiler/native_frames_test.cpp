@@ -60,10 +60,10 @@ TEST(NativeFrameNames, WithoutASymbolTheObjectAndTheOffset) {
   EXPECT_EQ(native_frame_name(code(nullptr, nullptr, 0)), "[unknown]");
 }
 
-TEST(NativeFrameNames, KernelFramesByTheirSymbolOrPc) {
+TEST(NativeFrameNames, KernelFramesByTheirSymbolElseOneName) {
   NativeFrameInfo kernel = code(nullptr, "[kernel.kallsyms]", 0, FrameType::kKernel);
   kernel.pc = static_cast<int64_t>(0xffffffff81a0b3c4ull);
-  EXPECT_EQ(native_frame_name(kernel), "[kernel]+0xffffffff81a0b3c4");
+  EXPECT_EQ(native_frame_name(kernel), "[kernel]");
   kernel.symbol = "do_syscall_64";
   EXPECT_EQ(native_frame_name(kernel), "do_syscall_64");
 }
@@ -299,14 +299,15 @@ TEST(NativeReport, TracesMarkersThreadKindsAndTables) {
   std::array<std::string, kMarkerReasons> labels;
   for (size_t r = 0; r < kMarkerReasons; r++) labels[r] = "reason" + std::to_string(r);
   const std::vector<std::string> lines = native_report_lines(f, labels);
-  ASSERT_EQ(lines.size(), 4u);
+  ASSERT_EQ(lines.size(), 5u);
   EXPECT_EQ(lines[0], "native: 1900 of 2000 traces (95.0%) with native frames, 100 of them without Java frames");
   EXPECT_EQ(lines[1],
             "native: native parts ended short (markers): reason0 4 (0.2% of traces), reason6 10 (0.5% of traces)");
   EXPECT_EQ(lines[2],
             "native: samples by thread kind: Java threads 1880 (94.0%), compiler threads 90 (4.5%), GC threads 20 "
             "(1.0%), other VM threads 10 (0.5%)");
-  EXPECT_EQ(lines[3],
+  EXPECT_EQ(lines[3], "native: no kernel frames: ");
+  EXPECT_EQ(lines[4],
             "native: unwind tables of 27 objects (0 failed, 312045 rows), built in 181 ms; the start waited 190 ms");
   ReportInput in;
   in.native = lines;
@@ -315,6 +316,23 @@ TEST(NativeReport, TracesMarkersThreadKindsAndTables) {
   const std::string text = report_text(in);
   EXPECT_LT(text.find("deflate_slow"), text.find("jvmkit profiler: native: 1900 of 2000"));
   EXPECT_EQ(native_report_lines(NativeFigures{}, labels)[1], "native: native parts ended short (markers): none");
+}
+
+TEST(NativeReport, KernelFramesTheirShareOrWhyNone) {
+  std::array<std::string, kMarkerReasons> labels;
+  NativeFigures f;
+  f.traces = 2000;
+  f.kernel_why_not = "perf_event_paranoid is 2: kernel call chains need root, CAP_PERFMON or perf_event_paranoid <= 1";
+  EXPECT_EQ(native_report_lines(f, labels)[3], "native: no kernel frames: " + f.kernel_why_not);
+  f.kernel_active = true;
+  f.with_kernel = 500;
+  f.kernel_unmatched = 3;
+  EXPECT_EQ(native_report_lines(f, labels)[3],
+            "native: kernel frames in 500 (25.0% of traces), from the perf events' call chains; 3 signals found no "
+            "sample of their own (no kernel part)");
+  f.kernel_unnamed_why = "/proc/kallsyms hides the kernel's addresses (kptr_restrict is 2)";
+  EXPECT_EQ(native_report_lines(f, labels)[3].substr(native_report_lines(f, labels)[3].find("; UNNAMED")),
+            "; UNNAMED: /proc/kallsyms hides the kernel's addresses (kptr_restrict is 2)");
 }
 
 }  // namespace

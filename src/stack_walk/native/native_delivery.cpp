@@ -188,14 +188,25 @@ bool NativeDelivery::emit_segments_before(const Request& request, jint index) {
   return true;
 }
 
+jvmkitNativeFrame NativeDelivery::describe_kernel(uintptr_t pc, bool leaf) {
+  if (kernel_ == nullptr) kernel_ = std::make_unique<native::KernelSymbols>(native::KernelSymbols::load());
+  jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_KERNEL);
+  frame.pc = static_cast<jlong>(pc);
+  frame.library = "[kernel.kallsyms]";
+  frame.flags = leaf ? JVMKIT_NATIVE_FRAME_SIGNAL : JVMKIT_NATIVE_FRAME_CALLER;
+  // A caller's PC is a return address: its call is the byte before it.
+  uint64_t offset = 0;
+  if (const char* symbol = kernel_->find(leaf ? pc : pc - 1, &offset)) {
+    frame.symbol = symbol;  // the table lives until reset(), the session's end
+    frame.symbol_offset = static_cast<jlong>(leaf ? offset : offset + 1);
+  }
+  return frame;
+}
+
 bool NativeDelivery::emit_top(const Request& request, bool java_walked) {
   const NativePart& part = request.native;
   for (int i = 0; i < part.kernel_count; i++) {
-    jvmkitNativeFrame frame = blank_frame(JVMKIT_FRAME_KERNEL);
-    frame.pc = static_cast<jlong>(part.pcs[i]);
-    frame.library = "[kernel.kallsyms]";
-    frame.flags = i == 0 ? JVMKIT_NATIVE_FRAME_SIGNAL : JVMKIT_NATIVE_FRAME_CALLER;
-    if (!emit(request, frame)) return false;
+    if (!emit(request, describe_kernel(part.pcs[i], i == 0))) return false;
   }
   // The tables of this moment: an object unloaded since the capture has no name any more.
   const native::NativeSnapshotCell* cell = capture_state().native_tables.load(std::memory_order_acquire);

@@ -18,6 +18,7 @@
 #include <string>
 #include <utility>
 
+#include "native/kernel_symbols.hpp"
 #include "native/native_snapshot.hpp"
 #include "native/symbol_index.hpp"
 #include "stack_walk/request_pool.hpp"
@@ -33,6 +34,7 @@ class NativeDelivery {
     last_object_ = nullptr;
     last_key_ = nullptr;
     last_symbols_ = nullptr;
+    kernel_.reset();
   }
 
   // The frames above the Java frames: the kernel PCs, the captured run, and a marker when the run
@@ -69,6 +71,9 @@ class NativeDelivery {
   // OBJECT's symbol index (built on first use), or nullptr when it cannot be read.
   const native::SymbolIndex* symbols_of(const native::PreparedObject& object);
   const char* keep(const std::string& text) { return strings_.insert(text).first->c_str(); }
+  // The kernel frame at PC (a request's kernel chain; LEAF: the first one), named from /proc/kallsyms
+  // (read the first time a session delivers one).
+  jvmkitNativeFrame describe_kernel(uintptr_t pc, bool leaf);
 
   std::set<std::string> strings_;  // node-based: the c_str() of an element stays put
   // Per loaded object (path, load bias): its symbols, or nullptr when they cannot be read.
@@ -77,6 +82,7 @@ class NativeDelivery {
   const native::PreparedObject* last_object_ = nullptr;
   const std::pair<std::string, uintptr_t>* last_key_ = nullptr;
   const native::SymbolIndex* last_symbols_ = nullptr;
+  std::unique_ptr<native::KernelSymbols> kernel_;
 };
 
 // JvmkitCurrentTraceThread's answer while the callbacks of a native request run on this thread.

@@ -1,0 +1,58 @@
+package jvmkit.test.profiler;
+
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Time in the kernel with a known share: the main thread alternates between reading /dev/urandom
+ * (the kernel generates the bytes: its CPU time is system time, under the read system call) and a
+ * Java loop, in rounds of equal length, and prints its own user and system CPU time from
+ * /proc/thread-self/stat, the truth a profile's kernel frames are checked against.
+ *
+ * <p>Usage: KernelTime SECONDS. Prints "kernel truth: user U ticks, system S ticks".
+ */
+public final class KernelTime {
+  static long sink;
+
+  public static void main(String[] args) throws IOException {
+    double seconds = Double.parseDouble(args[0]);
+    byte[] buffer = new byte[64 * 1024];
+    long end = System.nanoTime() + (long) (seconds * 1e9);
+    long[] start = ticks();
+    try (FileInputStream random = new FileInputStream("/dev/urandom")) {
+      while (System.nanoTime() < end) {
+        readRandom(random, buffer);
+        sink += spin(buffer);
+      }
+    }
+    long[] stop = ticks();
+    System.out.println("kernel truth: user " + (stop[0] - start[0]) + " ticks, system " + (stop[1] - start[1])
+        + " ticks, sink " + sink);
+  }
+
+  // About 2 ms of the kernel's random number generator.
+  static void readRandom(FileInputStream random, byte[] buffer) throws IOException {
+    for (int i = 0; i < 8; i++) {
+      int n = random.read(buffer);
+      if (n <= 0) throw new IOException("/dev/urandom gave " + n);
+    }
+  }
+
+  // About as long in Java.
+  static long spin(byte[] buffer) {
+    long h = 0;
+    for (int round = 0; round < 24; round++) {
+      for (byte b : buffer) h = h * 31 + b;
+    }
+    return h;
+  }
+
+  // This thread's user and system CPU time in clock ticks (fields 14 and 15 of its stat line).
+  static long[] ticks() throws IOException {
+    String stat = Files.readString(Path.of("/proc/thread-self/stat"));
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
+  }
+}

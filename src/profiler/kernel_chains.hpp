@@ -1,0 +1,50 @@
+// Kernel call chains for the sampling signal handler: per-thread perf ring buffers in which the
+// kernel writes every sample of a perf event opened with open_thread_perf_event(kernel_chain), and
+// the handler's lookup of the sample that raised its signal.
+//
+// Each overflow of such an event writes a PERF_RECORD_SAMPLE (the thread id, the kernel part of the
+// call chain, the user registers IP and SP) into the thread's ring, then queues the signal. The
+// handler takes the oldest record whose user IP and SP are those of its own interrupted context
+// (a syscall's, or the code a page fault or interrupt stopped): the record of this signal; records
+// before it, of signals that were lost or of samples taken inside the handler itself, are dropped
+// and counted. A sample taken in user code has an empty kernel chain.
+//
+// SIGNAL CONTEXT (take_kernel_chain only): reads a fixed table of rings (tid -> ring) and the ring;
+// no allocation, no lock. Rings are unmapped only after the handlers reading any ring have left
+// (detach_kernel_ring waits for them).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "base/signal_safe.hpp"
+
+namespace jvmkit::prof {
+
+// Maps the ring buffer of FD (a perf event of thread TID opened with a kernel chain) and publishes
+// it for TID's signals. False with *ERR (errno) when it cannot be mapped or the table is full; FD is
+// left to the caller either way.
+bool attach_kernel_ring(pid_t tid, int fd, int* err);
+// Unpublishes the ring of FD (if attached), waits until no handler reads a ring, and unmaps it.
+void detach_kernel_ring(int fd);
+
+// In the handler of a signal raised by TID's perf event: copies the kernel frames of the sample
+// that raised it (leaf first, at most MAX) into PCS and returns their count; 0 when the sample was
+// taken in user code, or when no record matches UCONTEXT (counted). Never blocks.
+JVMKIT_SIGNAL_SAFE int take_kernel_chain(pid_t tid, const void* ucontext, int64_t* pcs, int max) noexcept;
+
+struct KernelChainCounts {
+  int64_t with_kernel = 0;  // signals that found their record, with kernel frames
+  int64_t user_only = 0;    // ... that found it, taken in user code
+  int64_t unmatched = 0;    // signals of an attached thread without a record of their own
+  int64_t dropped = 0;      // records read past without a signal (lost signals, the handler's own)
+};
+KernelChainCounts read_kernel_chain_counts();
+
+// Why kernel frames cannot be named ("/proc/kallsyms hides the kernel's addresses (kptr_restrict
+// is 1)"), or an empty string when /proc/kallsyms lists them.
+std::string kernel_symbols_refusal();
+
+}  // namespace jvmkit::prof

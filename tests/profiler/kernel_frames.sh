@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Kernel frames (cstack=native with a perf event): KernelTime spends about half of its main thread's
+# CPU time reading /dev/urandom (system time, the kernel's random generator under read) and prints
+# its own user and system time (/proc/thread-self/stat), the truth.
+#  - event=cpu (perf task-clock), collapsed with ann: the share of the main thread's samples with
+#    kernel frames (_[K]) is the system share within 0.08; each such stack has its kernel frames at
+#    the leaf end, the syscall's entry rootmost among them, named from /proc/kallsyms (no
+#    "[kernel]"), under libc's read below FileInputStream.readBytes; the report counts them and
+#    the signals that found no sample of their own (<= 1 %);
+#  - event=wall: no kernel frame, and the report says why, once;
+#  - as an unprivileged user (when this runs as root and perf_event_paranoid >= 2): the kernel
+#    refuses kernel call chains; the report says so, the stacks stay user space only.
+# Usage: kernel_frames.sh JAVA AGENT CLASSES OUTDIR
+set -uo pipefail
+java=$1 agent=$2 classes=$3 outdir=$4
+rm -rf "$outdir" && mkdir -p "$outdir"
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# profile NAME OPTIONS [RUNNER...]: KernelTime 3 under the agent; stdout in NAME.out, the report in NAME.log.
+profile() {
+  local name=$1 options=$2
+  shift 2
+  echo "+ $* $java -agentpath:$agent=$options -cp $classes jvmkit.test.profiler.KernelTime 3"
+  "$@" "$java" "-agentpath:$agent=$options" -cp "$classes" jvmkit.test.profiler.KernelTime 3 \
+    >"$outdir/$name.out" 2>"$outdir/$name.log" || { cat "$outdir/$name.log"; fail "$name: the profiled program failed"; }
+  grep '^jvmkit profiler: native\|^jvmkit profiler: cpu\|^jvmkit profiler: wall' "$outdir/$name.log" | cut -c1-240
+  cat "$outdir/$name.out"
+}
+
+# --- cpu: kernel frames with their share ----------------------------------------------------------
+profile cpu "interval=1ms,cstack=native,ann,threads,file=$outdir/cpu.collapsed"
+read -r user system < <(sed -n -E 's/^kernel truth: user ([0-9]+) ticks, system ([0-9]+) ticks.*/\1 \2/p' "$outdir/cpu.out")
+# Per main-thread line: its samples; with kernel frames; kernel frames only at the leaf end; the
+# rootmost kernel frame a syscall entry; unnamed kernel frames; under read below readBytes.
+read -r main with_kernel leafward entry unnamed under_read < <(awk '
+  /^\[main tid=/ {
+    n = $NF; stack = substr($0, 1, length($0) - length(n) - 1); k = split(stack, f, ";"); main += n
+    first = 0; for (i = 1; i <= k; i++) if (f[i] ~ /_\[K\]$/) { first = i; break }
+    if (first == 0) next
+    with_kernel += n
+    ok = 1; for (i = first; i <= k; i++) if (f[i] !~ /_\[K\]$/) ok = 0
+    if (ok) leafward += n
+    if (f[first] ~ /^entry_SYSCALL_64/) entry += n
+    for (i = first; i <= k; i++) if (f[i] == "[kernel]_[K]") { unnamed += n; break }
+    if (first > 2 && f[first - 1] ~ /^(__)?(libc_)?read$/) for (i = 1; i < first; i++) if (f[i] == "java.io.FileInputStream.readBytes_[n]") { under_read += n; break }
+  }
+  END { print main + 0, with_kernel + 0, leafward + 0, entry + 0, unnamed + 0, under_read + 0 }' "$outdir/cpu.collapsed")
+echo "main thread: $main samples, $with_kernel with kernel frames (truth: user $user, system $system ticks);" \
+  "kernel frames leafward $leafward, syscall entry rootmost $entry, unnamed $unnamed, under read/readBytes $under_read"
+if [ -z "${system:-}" ] || [ "$main" -lt 1000 ]; then
+  fail "too few samples ($main) or no truth line"
+else
+  awk -v w="$with_kernel" -v m="$main" -v u="$user" -v s="$system" 'BEGIN {
+    share = w / m; truth = s / (u + s); d = share - truth; if (d < 0) d = -d
+    printf "kernel share %.3f, system share %.3f, difference %.3f (limit 0.08)\n", share, truth, d
+    exit !(d <= 0.08) }' || fail "the kernel frames' share is not the system time's"
+  [ "$leafward" -eq "$with_kernel" ] || fail "$((with_kernel - leafward)) samples have kernel frames not at the leaf end"
+  [ $((entry * 100)) -ge $((with_kernel * 95)) ] || fail "the syscall entry is rootmost in only $entry of $with_kernel kernel samples"
+  [ "$unnamed" -eq 0 ] || fail "$unnamed samples have unnamed kernel frames (this host's kallsyms lists addresses)"
+  [ $((under_read * 100)) -ge $((with_kernel * 90)) ] ||
+    fail "only $under_read of $with_kernel kernel samples are under libc's read below FileInputStream.readBytes"
+fi
+log="$outdir/cpu.log"
+line=$(grep -E '^jvmkit profiler: native: kernel frames in [0-9]+' "$log")
+[ -n "$line" ] || fail "the report does not count the kernel frames"
+unmatched=$(sed -n -E 's/.*; ([0-9]+) signals found no sample of their own.*/\1/p' <<<"$line")
+signals=$(sed -n -E 's/.*\(signals ([0-9]+),.*/\1/p' "$log")
+[ -n "$unmatched" ] && [ $((unmatched * 100)) -le "${signals:-0}" ] ||
+  fail "${unmatched:-?} of ${signals:-?} signals found no sample of their own (> 1 %)"
+grep -q "UNNAMED" "$log" && fail "the report says kernel frames are unnamed"
+
+# --- wall: no perf event, no kernel frames, and the report says why ---------------------------------
+profile wall "event=wall,interval=5ms,cstack=native,ann,file=$outdir/wall.collapsed"
+grep -q '_\[K\]' "$outdir/wall.collapsed" && fail "event=wall has kernel frames"
+[ "$(grep -c 'native: no kernel frames: only perf events record them' "$outdir/wall.log")" -eq 1 ] ||
+  fail "event=wall: the report does not say once why there are no kernel frames"
+
+# --- an unprivileged user: the kernel refuses kernel call chains ----------------------------------
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+if [ "$(id -u)" -ne 0 ] || [ "$paranoid" -lt 2 ] || ! command -v setpriv >/dev/null ||
+   ! setpriv --reuid=nobody --regid=nogroup --clear-groups test -r "$agent" -a -x "$java"; then
+  echo "SKIP unprivileged part: needs root, perf_event_paranoid >= 2 (is $paranoid) and an agent nobody can read"
+else
+  chmod 0777 "$outdir"
+  profile nobody "interval=1ms,cstack=native,ann,file=$outdir/nobody.collapsed" setpriv --reuid=nobody --regid=nogroup --clear-groups
+  grep -q '_\[K\]' "$outdir/nobody.collapsed" && fail "unprivileged: kernel frames"
+  [ "$(grep -c 'native: no kernel frames: ' "$outdir/nobody.log")" -eq 1 ] ||
+    fail "unprivileged: the report does not say once why there are no kernel frames"
+  grep -q 'native: no kernel frames: .*\(perf_event_paranoid\|POSIX timers\)' "$outdir/nobody.log" ||
+    fail "unprivileged: the reason names neither perf_event_paranoid nor the timer fallback"
+fi
+[ $failures -eq 0 ] && echo PASS || exit 1
