@@ -24,9 +24,6 @@
 #    walks, accuracy_inlining about inlining.
 # The thread counts are fixed at start (-XX:-UseDynamicNumberOf{Compiler,GC}Threads): cpu samples
 # the threads alive when the run starts and those JVMTI reports, not HotSpot threads started later.
-# ZGC runs on JDK 17 only (ZGC=1 runs it on any JDK): on JDK 25 (generational ZGC) a sample in the
-# store barrier's slow path from compiled code keeps one Java frame of its thread (2-4 % of the main
-# thread's samples, which leave the runFor shares: TV 0.028-0.064, 2026-12-05).
 # Usage: native_jit_gc.sh JAVA AGENT CLASSES OUTDIR JDK_FEATURE [MAX_CUT MAX_ASM MAX_JAVA] (default 0.005 each)
 set -uo pipefail
 java=$1 agent=$2 classes=$3 outdir=$4 feature=$5
@@ -186,12 +183,18 @@ run() {
       ;;
   esac
 
-  # The main thread's samples whose stack does not reach its first Java frame (NativeJitGc.main):
-  # a Java part cut short without a marker (printed, not checked).
-  local main_all main_short
-  read -r main_all main_short < <(awk '/^\[main tid=/ { a += $NF; if ($0 !~ /NativeJitGc\.main_/) s += $NF }
-    END { print a + 0, s + 0 }' "$collapsed")
-  echo "$name: main thread: $main_short of $main_all samples ($(per_mille "$main_short" "$main_all") per mille) without NativeJitGc.main below"
+  # The main thread's samples whose stack does not reach its first Java frame (NativeJitGc.main),
+  # printed; and those of them with the program's own frames: a Java part cut short, or with
+  # callers from the wrong stack slots, without a marker (<= 5 per mille). C2's out-of-line GC
+  # barrier stubs (G1's SATB pre-barrier on JDK 25) call the VM below a spill of live registers;
+  # walked from the call's SP, their frames got one Java frame or stale callers (21-40 per mille).
+  local main_all main_short main_wrong
+  read -r main_all main_short main_wrong < <(awk '/^\[main tid=/ { a += $NF; if ($0 !~ /NativeJitGc\.main_/) {
+      s += $NF; if ($0 ~ /jvmkit\.test\.profiler\.NativeJitGc\./) w += $NF } }
+    END { print a + 0, s + 0, w + 0 }' "$collapsed")
+  echo "$name: main thread: $main_short of $main_all samples ($(per_mille "$main_short" "$main_all") per mille) without NativeJitGc.main below, $main_wrong with the program's frames above"
+  [ $((main_wrong * 200)) -le "$main_all" ] ||
+    fail "$name: $main_wrong of the main thread's $main_all samples have the program's frames but not NativeJitGc.main below"
 
   # The main thread's leaf shares.
   local check
@@ -206,11 +209,7 @@ run() {
 
 run jit jit -XX:+UseG1GC
 run gc_g1 gc -XX:+UseG1GC -Xmx128m
-if [ "$feature" -lt 21 ] || [ "${ZGC:-0}" = 1 ]; then
-  run gc_zgc gc -XX:+UseZGC -Xmx128m
-else
-  echo "gc_zgc: not run on JDK $feature (ZGC=1 runs it)"
-fi
+run gc_zgc gc -XX:+UseZGC -Xmx128m
 
 echo "--- summary ($("$java" -version 2>&1 | head -1))"
 printf '%s\n' "${summary[@]}"

@@ -5,6 +5,7 @@
 #include <jni.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "stack_walk/code_map.hpp"
@@ -48,6 +49,10 @@ class FakeCode {
     call_returning_to(offset);
     const auto rel = static_cast<int32_t>(static_cast<int64_t>(target) - static_cast<int64_t>(offset));
     for (int i = 0; i < 4; i++) bytes_[offset - 4 + i] = static_cast<uint8_t>(static_cast<uint32_t>(rel) >> (8 * i));
+  }
+  // Machine code BYTES at OFFSET.
+  void put(size_t offset, std::initializer_list<uint8_t> bytes) {
+    for (uint8_t b : bytes) bytes_[offset++] = b;
   }
 
  private:

@@ -140,6 +140,32 @@ TEST(X64Walk, FrameSpAdjustmentFindsTheFrameAbovePushedRegisters) {
   EXPECT_EQ(frame_sp_adjustment(snapshot, code.range(0), pushed, sp), -1);
 }
 
+// C2's out-of-line GC barrier stubs spill live registers below the frame ("sub rsp, N") before
+// their leaf call into the VM: from the call's SP, the frame's return-address slot is N higher.
+TEST(X64Walk, LeafCallSpillIsTheStubsSubRspWhenItLeadsToAReturnSlot) {
+  FakeCode code;
+  code.put(90, {0x48, 0x83, 0xEC, 0x20});        // sub rsp, 0x20
+  code.put(94, {0x4C, 0x89, 0x44, 0x24, 0x08});  // mov [rsp + 8], r8
+  code.call_returning_to(110);
+  const CodeSnapshot snapshot = code.snapshot();
+  uintptr_t words[16] = {};
+  const uintptr_t sp = reinterpret_cast<uintptr_t>(&words[0]);
+  const StackBounds bounds{sp, reinterpret_cast<uintptr_t>(&words[16])};
+  words[4] = code.at(128 + 40);  // a stale return address where the slot would be without the spill
+  words[8] = code.at(128 + 40);  // the frame's (frame size 0x20 above SP + 0x20)
+  EXPECT_EQ(leaf_call_spill(snapshot, code.range(0), bounds, code.at(110), sp), 0x20u);
+  // The slot the spill points at holds no return address: no spill is claimed.
+  words[8] = 0x5678;
+  EXPECT_EQ(leaf_call_spill(snapshot, code.range(0), bounds, code.at(110), sp), 0u);
+  // sub rsp, imm32 too.
+  code.put(90, {0x48, 0x81, 0xEC, 0x10, 0x00, 0x00, 0x00});
+  words[6] = code.at(128 + 40);
+  EXPECT_EQ(leaf_call_spill(snapshot, code.range(0), bounds, code.at(110), sp), 0x10u);
+  // No "sub rsp" before the call: a call made at the frame's own SP.
+  code.put(90, {0x90, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90});
+  EXPECT_EQ(leaf_call_spill(snapshot, code.range(0), bounds, code.at(110), sp), 0u);
+}
+
 TEST(X64Walk, PlausibleReturnsAreCallSitesOrTheInterpreter) {
   FakeCode code;
   const CodeSnapshot snapshot = code.snapshot();

@@ -11,7 +11,10 @@
 #include "stack_walk/native/native_counters.hpp"
 #include "stack_walk/signal/native_segments.hpp"
 #include "stack_walk/signal/x64/at_call.hpp"
+#include "stack_walk/signal/x64/leaf_call.hpp"
 #include "stack_walk/signal/x64/native_unwind.hpp"
+#include "stack_walk/signal/x64/physical_walk.hpp"
+#include "stack_walk/signal/x64/recovery.hpp"
 
 namespace jvmkit::walk {
 
@@ -83,9 +86,9 @@ JVMKIT_SIGNAL_SAFE void read_code_heap(const CaptureState& state, Sources* in) n
   }
 }
 
-// The run itself, from START, into the slot after the kernel PCs.
-JVMKIT_SIGNAL_SAFE void unwind_run(const Sources& in, JNIEnv* jni, const NativeStart& start,
-                                   NativePart* part) noexcept {
+// The run itself, from START, into the slot after the kernel PCs. Returns where it ended.
+JVMKIT_SIGNAL_SAFE NativeRun unwind_run(const Sources& in, JNIEnv* jni, const NativeStart& start,
+                                        NativePart* part) noexcept {
   uintptr_t* pcs = part->pcs + part->kernel_count;
   const int room = kMaxNativeFrames - part->kernel_count;
   const bool in_java = in.context().in_code_cache(start.regs.pc);
@@ -94,7 +97,7 @@ JVMKIT_SIGNAL_SAFE void unwind_run(const Sources& in, JNIEnv* jni, const NativeS
     if (!in_java && room > 0) pcs[part->run_count++] = start.regs.pc | (start.exact_pc ? kExactPcBit : 0);
     part->no_stack_bounds = in.bounds.hi == 0;
     part->run_end = in_java ? NativeRunEnd::kJoin : NativeRunEnd::kUnpreparedLibrary;
-    return;
+    return NativeRun{};
   }
   const NativeRun run = unwind_native(in.context(), start, pcs, room);
   part->run_count = run.count;
@@ -107,6 +110,45 @@ JVMKIT_SIGNAL_SAFE void unwind_run(const Sources& in, JNIEnv* jni, const NativeS
     const CodeRange* stub = in.code != nullptr ? in.code->find(run.join.pc) : nullptr;
     if (stub != nullptr && stub->kind == CodeKind::kStub && !stub->call_stub) pcs[part->run_count++] = run.join.pc;
   }
+  return run;
+}
+
+// A leaf call of compiled code into the VM's C++ (a GC barrier's slow path: G1's SATB enqueue,
+// ZGC's store barrier; os::javaTimeNanos): the thread is still "in Java", its frame anchor empty,
+// and AsyncGetCallTrace had to find the compiled caller on its own, through the frame-pointer
+// chain, which C2's frames do not keep (measured: a trace of one Java frame, or callers from stale
+// stack words). The native run reached that caller exactly (its CFA and return address): the Java
+// frames are walked again from there, as from a compiled frame interrupted at the call (the
+// call's own debug record, leaf_call.hpp). A walk that fails from there fails the trace: the
+// first answer was a guess.
+JVMKIT_SIGNAL_SAFE void java_part_from_leaf_join(const CaptureState& state, const Sources& in, JNIEnv* jni,
+                                                 const ucontext_t* uc, const NativeRun& run, Request* request,
+                                                 EntriesOut* entries) noexcept {
+  NativePart& part = request->native;
+  if (jni == nullptr || uc == nullptr || in.code == nullptr || request->kind != RequestKind::kCaptured ||
+      part.run_end != NativeRunEnd::kJoin || part.run_count == 0 || run.join_exact || part.join_mismatch ||
+      part.no_stack_bounds || part.anchor_sp != 0) {
+    return;
+  }
+  const CodeRange* caller = in.code->find(run.join.pc);
+  if (caller == nullptr || caller->kind != CodeKind::kNMethod || !in.bounds.holds(run.join.sp)) return;
+  const CodeSnapshotCell* code_map = state.code_map.load(std::memory_order_acquire);
+  if (code_map == nullptr) return;
+  // Called from a barrier stub that spilled registers: the frame's SP is above the call's.
+  const uintptr_t frame_sp = run.join.sp + leaf_call_spill(*in.code, *caller, in.bounds, run.join.pc, run.join.sp);
+  ucontext_t at_call = *uc;
+  at_call.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(asgct_pc_for_return_address(run.join.pc));
+  at_call.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(frame_sp);
+  at_call.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(run.join.fp);
+  if (entries != nullptr) {
+    entries->count = 0;
+    entries->overflow = false;
+  }
+  const jint depth = state.pool.load(std::memory_order_acquire)->capture_depth();
+  request->num_frames = capture_with_recovery(
+      state.asgct.load(std::memory_order_relaxed), jni, &at_call, request->frames, depth, *code_map, in.bounds.hi,
+      request->physical, &request->physical_count, &request->coarse_top, &request->completeness, entries);
+  part.java_from_join = true;
 }
 
 // A thread without Java frames (HotSpot's own, or a Java thread before its first Java call) whose
@@ -176,7 +218,7 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
   CodeSnapshotCell::Reader code(*state.code_map.load(std::memory_order_acquire));
   Sources in{tables.get(), code.get(), current_stack(jni), 0, 0};
   read_code_heap(state, &in);
-  unwind_run(in, jni, start, part);
+  const NativeRun run = unwind_run(in, jni, start, part);
   if (jni != nullptr && part->anchor_sp == 0) {
     // Whether the thread was outside Java code (its anchor set), for the delivery's reading of a
     // run that ended at unknown code.
@@ -185,6 +227,7 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
   }
   const jint depth = state.pool.load(std::memory_order_acquire)->capture_depth();
   java_part_from_anchor(in, jni, depth, request, entries);
+  java_part_from_leaf_join(state, in, jni, uc, run, request, entries);
   part->no_java_frames = without_java_frames(jni, *request);
   stub_top_without_java(start, request);
   if (entries != nullptr && in.tables != nullptr && in.code != nullptr && in.bounds.hi != 0) {

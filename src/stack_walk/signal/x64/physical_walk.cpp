@@ -42,6 +42,30 @@ JVMKIT_SIGNAL_SAFE int frame_sp_adjustment(const CodeSnapshot& code, const CodeR
   return -1;
 }
 
+JVMKIT_SIGNAL_SAFE uintptr_t leaf_call_spill(const CodeSnapshot& code, const CodeRange& r, const StackBounds& bounds,
+                                             uintptr_t ret, uintptr_t sp) noexcept {
+  const uintptr_t ret_offset = r.frame_size + (r.pushes_rbp ? 8 : 0);
+  const uintptr_t lowest = std::max(r.start, ret > kMaxSpillScan ? ret - kMaxSpillScan : 0);
+  // The call is at least 5 bytes (E8 rel32; "call r10" 3), the "sub rsp" at least 4 before it.
+  for (uintptr_t at = ret - 7; at >= lowest && at < ret; at--) {
+    const auto* p = reinterpret_cast<const uint8_t*>(at);
+    uintptr_t n = 0;
+    if (p[0] == 0x48 && p[1] == 0x83 && p[2] == 0xEC && p[3] < 0x80) {
+      n = p[3];  // sub rsp, imm8 (sign-extended: only the positive ones)
+    } else if (p[0] == 0x48 && p[1] == 0x81 && p[2] == 0xEC) {
+      uint32_t imm;
+      std::memcpy(&imm, p + 3, sizeof(imm));
+      n = imm;
+    } else {
+      continue;
+    }
+    if (n == 0 || n % 8 != 0 || n > 8192) continue;
+    const uintptr_t slot = sp + n + ret_offset;
+    if (bounds.holds(slot) && plausible_return(code, load_word(slot))) return n;
+  }
+  return 0;
+}
+
 JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackBounds& bounds, const CodeRange& r,
                                           const Regs& at, Regs* caller, const CodeRange** caller_range) noexcept {
   uintptr_t ret_slot = 0, caller_sp = 0, caller_fp = 0;

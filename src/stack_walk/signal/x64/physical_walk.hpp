@@ -85,4 +85,15 @@ constexpr int kMaxIntrinsicPushes = 6;
 JVMKIT_SIGNAL_SAFE int frame_sp_adjustment(const CodeSnapshot& code, const CodeRange& r, const StackBounds& bounds,
                                            uintptr_t sp) noexcept;
 
+// A leaf call made from a stub of R (C2's out-of-line GC barrier stubs: G1's pre-barrier, ZGC's
+// store barrier) after the stub spilled live registers below the frame with "sub rsp, N"
+// (HotSpot's SaveLiveRegisters): the bytes between the frame's SP and SP at the call. RET is the
+// call's return address, SP the caller's SP at the call (the callee's CFA). Found by the nearest
+// "sub rsp, imm" before the call (at most kMaxSpillScan bytes back) whose N puts a plausible
+// return address in the frame's return-address slot; 0 when there is none (a call made at the
+// frame's own SP).
+constexpr int kMaxSpillScan = 384;
+JVMKIT_SIGNAL_SAFE uintptr_t leaf_call_spill(const CodeSnapshot& code, const CodeRange& r, const StackBounds& bounds,
+                                             uintptr_t ret, uintptr_t sp) noexcept;
+
 }  // namespace jvmkit::walk
