@@ -45,6 +45,24 @@ bool is_vdso_image(const dl_phdr_info* info) {
   return reinterpret_cast<uintptr_t>(info->dlpi_phdr) == reinterpret_cast<uintptr_t>(ehdr) + ehdr->e_phoff;
 }
 
+// The loader relocates the dynamic section's address entries in place (glibc on x86_64: the
+// section is writable when it runs); an entry below the load bias is still a file address.
+uintptr_t dynamic_address(uintptr_t value, uintptr_t bias) { return value < bias ? value + bias : value; }
+
+// DT_SONAME and DT_NEEDED of the dynamic section at DYNAMIC (in memory).
+void read_dynamic(const ElfW(Dyn) * dynamic, uintptr_t bias, LoadedObject* object) {
+  uintptr_t strtab = 0;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; d++) {
+    if (d->d_tag == DT_STRTAB) strtab = dynamic_address(d->d_un.d_ptr, bias);
+  }
+  if (strtab == 0) return;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; d++) {
+    const char* name = reinterpret_cast<const char*>(strtab + d->d_un.d_val);
+    if (d->d_tag == DT_NEEDED) object->needed.emplace_back(name);
+    if (d->d_tag == DT_SONAME) object->soname = name;
+  }
+}
+
 LoadedObject describe(const dl_phdr_info* info, bool first) {
   LoadedObject object;
   object.bias = info->dlpi_addr;
@@ -67,6 +85,8 @@ LoadedObject describe(const dl_phdr_info* info, bool first) {
       object.eh_frame_hdr = at;
     } else if (ph.p_type == PT_NOTE && object.build_id.empty()) {
       object.build_id = build_id_in_note(reinterpret_cast<const uint8_t*>(at), ph.p_memsz);
+    } else if (ph.p_type == PT_DYNAMIC && !object.is_vdso) {
+      read_dynamic(reinterpret_cast<const ElfW(Dyn)*>(at), info->dlpi_addr, &object);
     }
   }
   return object;

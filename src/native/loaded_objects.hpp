@@ -30,6 +30,10 @@ struct LoadedObject {
   uintptr_t eh_frame_hdr = 0;      // absolute address of PT_GNU_EH_FRAME, 0 if none
   bool is_vdso = false;
   bool is_main_program = false;
+  // Its dynamic section's DT_SONAME and DT_NEEDED names ("libz.so.1"): the objects the loader keeps
+  // loaded as long as this one is.
+  std::string soname;
+  std::vector<std::string> needed;
 
   // True when ADDRESS lies in one of the executable segments.
   bool holds_code(uintptr_t address) const;

@@ -71,6 +71,27 @@ bool stays_mapped(const LoadedObject& object, const std::string& jdk_lib) {
   return std::find(std::begin(kRuntimes), std::end(kRuntimes), name) != std::end(kRuntimes);
 }
 
+std::vector<bool> stays_mapped_closure(const std::vector<LoadedObject>& objects, const std::string& jdk_lib) {
+  std::vector<bool> out(objects.size());
+  for (size_t i = 0; i < objects.size(); i++) out[i] = stays_mapped(objects[i], jdk_lib);
+  // What an object that stays needs stays too (the loader unloads a dependency only with the last
+  // object that needs it): the system's libz.so.1 below the JDK's libzip.so.
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (size_t i = 0; i < objects.size(); i++) {
+      if (!out[i]) continue;
+      for (const std::string& name : objects[i].needed) {
+        for (size_t j = 0; j < objects.size(); j++) {
+          if (out[j] || (objects[j].soname != name && base_name(objects[j].path) != name)) continue;
+          out[j] = true;
+          grew = true;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object, bool stays_mapped) {
   auto prepared = std::make_shared<PreparedObject>();
   prepared->stays_mapped = stays_mapped;
@@ -139,7 +160,9 @@ PrepareSummary NativePreparer::update(const std::vector<LoadedObject>& objects) 
     const size_t server = path.rfind("/server/libjvm.so");
     if (server != std::string::npos) jdk_lib = path.substr(0, server + 1);
   }
-  for (const LoadedObject& object : objects) {
+  const std::vector<bool> kept_mapped = stays_mapped_closure(objects, jdk_lib);
+  for (size_t i = 0; i < objects.size(); i++) {
+    const LoadedObject& object = objects[i];
     const auto known =
         std::find_if(before.begin(), before.end(), [&](const auto& p) { return same_build(*p, object); });
     if (known != before.end()) {
@@ -147,7 +170,7 @@ PrepareSummary NativePreparer::update(const std::vector<LoadedObject>& objects) 
       summary.reused++;
       continue;
     }
-    next.push_back(prepare_object(object, stays_mapped(object, jdk_lib)));
+    next.push_back(prepare_object(object, kept_mapped[i]));
     (next.back()->prepared() ? summary.prepared : summary.failed)++;
   }
   for (const auto& old : before) {

@@ -108,6 +108,9 @@ std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object,
 // directory with links resolved ("/usr/lib/jvm/java-17-openjdk-amd64/lib/"), or empty when libjvm
 // is not loaded.
 bool stays_mapped(const LoadedObject& object, const std::string& jdk_lib);
+// stays_mapped for each of OBJECTS, and also true for every object one of those needs (DT_NEEDED,
+// by soname or file name), and so on.
+std::vector<bool> stays_mapped_closure(const std::vector<LoadedObject>& objects, const std::string& jdk_lib);
 
 // The vDSO's image in memory (its ELF header, program and section headers and everything they
 // cover), or an empty span when the kernel maps none.

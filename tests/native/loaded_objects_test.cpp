@@ -2,8 +2,10 @@
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+
 #include <sys/auxv.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cstdio>
 #include <cstring>
@@ -46,6 +48,17 @@ TEST(LoadedObjects, LibcHoldsItsOwnFunctionsAndCarriesTheFilesBuildId) {
   EXPECT_NE(libc->eh_frame_hdr, 0u) << "libc has a PT_GNU_EH_FRAME";
   ASSERT_FALSE(libc->build_id.empty());
   EXPECT_EQ(hex(libc->build_id), readelf_build_id(libc->path));
+}
+
+TEST(LoadedObjects, TheDynamicSectionGivesSonameAndNeeded) {
+  const auto objects = loaded_objects();
+  const LoadedObject* libc = object_holding(objects, reinterpret_cast<uintptr_t>(&getpid));
+  ASSERT_NE(libc, nullptr);
+  EXPECT_EQ(libc->soname, "libc.so.6");
+  // The program needs libc (the test links it), and libc needs the dynamic loader.
+  const std::vector<std::string>& program = objects.front().needed;
+  EXPECT_NE(std::find(program.begin(), program.end(), "libc.so.6"), program.end());
+  EXPECT_NE(std::find(libc->needed.begin(), libc->needed.end(), "ld-linux-x86-64.so.2"), libc->needed.end());
 }
 
 TEST(LoadedObjects, TheProgramComesFirstWithItsPath) {

@@ -47,6 +47,22 @@ TEST(NativeSnapshot, TheProgramAndLibcHaveRows) {
   }
 }
 
+// What an object that stays loaded needs stays loaded too (the JDK's libzip.so keeps the system's
+// libz.so.1): its frames need no check that its code is still mapped.
+TEST(NativeSnapshot, WhatAnObjectThatStaysNeedsStaysToo) {
+  std::vector<LoadedObject> objects(4);
+  objects[0].path = "/jdk/lib/libzip.so";
+  objects[0].needed = {"libz.so.1", "libjvm.so"};
+  objects[1].path = "/usr/lib/x86_64-linux-gnu/libz.so.1.2.13";  // found by its soname
+  objects[1].soname = "libz.so.1";
+  objects[1].needed = {"libdep.so"};
+  objects[2].path = "/opt/app/libdep.so";     // needed by libz: by its file name
+  objects[3].path = "/opt/app/libplugin.so";  // dlopened, needed by nothing that stays
+  const std::vector<bool> stays = stays_mapped_closure(objects, "/jdk/lib/");
+  EXPECT_EQ(stays, (std::vector<bool>{true, true, true, false}));
+  EXPECT_EQ(stays_mapped_closure(objects, ""), (std::vector<bool>{false, false, false, false}));
+}
+
 TEST(NativeSnapshot, ADlopenedLibraryAppearsAfterAnUpdateAndGoesAfterDlclose) {
   // A library no other test keeps loaded (the CFI fixtures stay loaded for their tests).
   NativePreparer preparer;
