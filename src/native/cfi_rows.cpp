@@ -298,11 +298,6 @@ CompiledCfi compile_cfi(Elf* elf) {
   return out;
 }
 
-int64_t function_start(const std::vector<uint32_t>& starts, uint64_t offset) {
-  const auto after = std::upper_bound(starts.begin(), starts.end(), offset);
-  return after == starts.begin() ? -1 : static_cast<int64_t>(*(after - 1));
-}
-
 CompiledCfi compile_cfi_file(const std::string& path, std::span<const uint8_t> expected_build_id) {
   const int64_t begin = monotonic_ns();
   std::string why;

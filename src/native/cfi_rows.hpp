@@ -68,9 +68,6 @@ struct CompiledCfi {
   CfiStats stats;
 };
 
-// The start of the function (FDE) of STARTS that holds OFFSET, or -1 when none starts at or below it.
-int64_t function_start(const std::vector<uint32_t>& starts, uint64_t offset);
-
 // An ELF object opened for reading with libelf: a file (mapped, ELF_C_READ_MMAP) or a private copy
 // of an image in memory (the vDSO, which has no file). Owns its descriptor and Elf*.
 class ElfImage {

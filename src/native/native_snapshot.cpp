@@ -130,6 +130,8 @@ NativeSnapshot::NativeSnapshot(std::vector<std::shared_ptr<const PreparedObject>
       module.stays_mapped = object.stays_mapped;
       module.rows = object.prepared() ? object.rows.data() : nullptr;
       module.row_count = object.prepared() ? static_cast<uint32_t>(object.rows.size()) : 0;
+      module.function_starts = object.prepared() ? object.function_starts.data() : nullptr;
+      module.function_start_count = object.prepared() ? static_cast<uint32_t>(object.function_starts.size()) : 0;
       module.object = static_cast<uint32_t>(i);
       modules_.push_back(module);
     }

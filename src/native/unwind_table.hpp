@@ -247,7 +247,44 @@ struct UnwindModule {
   uint32_t object = 0;        // index of the object in its snapshot (names, statistics)
   bool prepared = false;      // false: the object's table could not be built (file replaced, no CFI, ...)
   bool stays_mapped = false;  // never unloaded: its code bytes may be read without a check
+  // Where each FDE of the object starts (offsets from the bias, sorted; nullptr when not
+  // prepared). The rows alone do not say it: adjacent FDEs with the same rule share one row.
+  const uint32_t* function_starts = nullptr;
+  uint32_t function_start_count = 0;
 };
+
+// How many of STARTS (N of them, sorted) are at or below OFFSET.
+JVMKIT_SIGNAL_SAFE inline uint32_t starts_at_or_below(const uint32_t* starts, uint32_t n, uint32_t offset) noexcept {
+  uint32_t lo = 0, hi = n;  // invariant: starts[0, lo) <= offset, starts[hi, n) > offset
+  while (lo < hi) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (starts[mid] <= offset) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+// The start of the FDE whose call-frame information covers OFFSET (an offset from MODULE's bias;
+// for a return address, of the call), or -1 when no FDE covers it: a PC in a gap between FDEs
+// (hand-written assembly without CFI) belongs to no FDE, not to the one before the gap.
+JVMKIT_SIGNAL_SAFE inline int64_t covering_function_start(const UnwindModule& module, uint32_t offset) noexcept {
+  if (!module.prepared) return -1;
+  const UnwindRow* row = find_row(module.rows, module.row_count, offset);
+  if (row == nullptr || row->cfa_kind() == CfaKind::kNoInfo) return -1;
+  const uint32_t below = starts_at_or_below(module.function_starts, module.function_start_count, offset);
+  return below == 0 ? -1 : static_cast<int64_t>(module.function_starts[below - 1]);
+}
+
+// True when an FDE of MODULE starts in (AFTER, UP_TO]: the two offsets lie in different functions
+// as far as the call-frame information knows them.
+JVMKIT_SIGNAL_SAFE inline bool function_start_between(const UnwindModule& module, uint32_t after,
+                                                      uint32_t up_to) noexcept {
+  const uint32_t n = module.function_start_count;
+  return starts_at_or_below(module.function_starts, n, up_to) > starts_at_or_below(module.function_starts, n, after);
+}
 
 // The module of MODULES (N of them, sorted by text_start, not overlapping) whose segment holds
 // PC, or nullptr.

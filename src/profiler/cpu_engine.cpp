@@ -29,7 +29,7 @@ clockid_t thread_cpu_clock(pid_t tid) { return static_cast<clockid_t>((~static_c
 
 class CpuEngine final : public PerThreadEngine {
  public:
-  explicit CpuEngine(const EngineConfig& config) : config_(config) {}
+  explicit CpuEngine(const EngineConfig& config) : config_(config) { set_list_threads(config.vm_threads); }
 
   std::string description() const override {
     std::string s = "cpu: per-thread CPU time every " + describe_interval(*config_.event, config_.interval) + ", ";

@@ -1,41 +1,51 @@
 #include "profiler/per_thread_engine.hpp"
 
+#include <pthread.h>
+
+#include "profiler/thread_list.hpp"
+
 namespace jvmkit::prof {
 
-Error PerThreadEngine::start(const std::vector<pid_t>& threads) {
-  if (Error e = prepare(threads)) return e;
-  std::lock_guard<std::mutex> lock(mutex_);
-  running_ = true;
-  for (pid_t tid : threads) {
-    if (armed_.count(tid) != 0) continue;
-    int err = 0;
-    long handle = 0;
-    if (arm(tid, &handle, &err)) {
-      armed_[tid] = handle;
-    } else {
-      missed_++;  // typically ESRCH: the thread ended between listing and arming
-    }
-  }
-  return Error::ok();
-}
-
-void PerThreadEngine::stop() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  running_ = false;
-  for (auto& [tid, handle] : armed_) disarm(handle);
-  armed_.clear();
-}
-
-void PerThreadEngine::thread_started(pid_t tid) {
-  std::lock_guard<std::mutex> lock(mutex_);
+void PerThreadEngine::arm_locked(pid_t tid) {
   if (!running_ || armed_.count(tid) != 0) return;
   int err = 0;
   long handle = 0;
   if (arm(tid, &handle, &err)) {
     armed_[tid] = handle;
   } else {
-    missed_++;
+    missed_++;  // typically ESRCH: the thread ended between listing and arming
   }
+}
+
+Error PerThreadEngine::start(const std::vector<pid_t>& threads) {
+  if (Error e = prepare(threads)) return e;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_ = true;
+    for (pid_t tid : threads) arm_locked(tid);
+  }
+  if (list_threads_) {
+    listed_ = std::set<pid_t>(threads.begin(), threads.end());
+    lister_ = std::thread([this] { list_threads(); });
+  }
+  return Error::ok();
+}
+
+void PerThreadEngine::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    running_ = false;
+  }
+  wake_.notify_all();
+  if (lister_.joinable()) lister_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [tid, handle] : armed_) disarm(handle);
+  armed_.clear();
+}
+
+void PerThreadEngine::thread_started(pid_t tid) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  arm_locked(tid);
 }
 
 void PerThreadEngine::thread_ended(pid_t tid) {
@@ -44,6 +54,49 @@ void PerThreadEngine::thread_ended(pid_t tid) {
   if (it == armed_.end()) return;
   disarm(it->second);
   armed_.erase(it);
+}
+
+void PerThreadEngine::list_threads() {
+  pthread_setname_np(pthread_self(), "jvmkit lister");
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (running_) {
+    if (wake_.wait_for(lock, kListingPeriod, [this] { return !running_; })) break;
+    lock.unlock();
+    relist_threads();
+    lock.lock();
+  }
+}
+
+// Threads HotSpot is still starting (still called "java") are looked at again next time; the
+// profiler's and the stack walker's own ("jvmkit ...") and those the skip filter names are never
+// armed. An armed thread that is gone ended without a ThreadEnd (one of HotSpot's own): disarmed.
+void PerThreadEngine::relist_threads() {
+  const std::vector<pid_t> now = list_process_threads();
+  std::set<pid_t> listed;
+  std::vector<pid_t> started;
+  for (pid_t tid : now) {
+    if (listed_.count(tid) != 0) {
+      listed.insert(tid);
+      continue;
+    }
+    const std::string name = thread_os_name(tid);
+    if (name == "java" || name.empty()) continue;
+    listed.insert(tid);
+    if (name.rfind("jvmkit", 0) == 0 || (skip_ && skip_(tid))) continue;
+    started.push_back(tid);
+  }
+  listed_ = std::move(listed);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (pid_t tid : started) arm_locked(tid);
+  const std::set<pid_t> alive(now.begin(), now.end());
+  for (auto it = armed_.begin(); it != armed_.end();) {
+    if (alive.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    disarm(it->second);
+    it = armed_.erase(it);
+  }
 }
 
 }  // namespace jvmkit::prof

@@ -18,7 +18,7 @@ namespace {
 
 class PerfEngine final : public PerThreadEngine {
  public:
-  explicit PerfEngine(const EngineConfig& config) : config_(config) {}
+  explicit PerfEngine(const EngineConfig& config) : config_(config) { set_list_threads(config.vm_threads); }
 
   std::string description() const override {
     return std::string(config_.event->name) + ": perf event, one sample every " +

@@ -48,9 +48,10 @@ void JNICALL on_failure(jthread /*thread*/, void* user_data) {
 }
 
 // The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps, and (with
-// cstack=native) its table watcher, "jvmkit native".
+// cstack=native) its table watcher, "jvmkit native", and the engines' thread lister, "jvmkit lister".
 bool is_walker_comm(const std::string& comm) {
-  return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15) || comm == "jvmkit native";
+  return comm == std::string_view(JVMKIT_WALK_THREAD_NAME).substr(0, 15) || comm == "jvmkit native" ||
+         comm == "jvmkit lister";
 }
 
 // The process' threads, less the stack walker's (they run no Java code, nor code of the program).

@@ -137,5 +137,37 @@ TEST(UnwindTable, DwarfRegisterNumbersOfAUcontext) {
   EXPECT_EQ(ucontext_greg_offset(REG_RBP), 120u);
 }
 
+// Two FDEs that share a rule at their border (one row), a gap without CFI after the second, an
+// empty FDE inside the gap (no row of its own), then a third FDE.
+TEST(UnwindTable, AFunctionStartOnlyWhereAnFdeCoversTheOffset) {
+  const std::vector<UnwindRow> rows = {
+      make_row(0x100, CfaKind::kRsp, 8, RbpRule::kSame, 0), make_row(0x110, CfaKind::kRsp, 16, RbpRule::kSame, 0),
+      make_row(0x130, CfaKind::kRsp, 8, RbpRule::kSame, 0), make_row(0x160, CfaKind::kNoInfo, 0, RbpRule::kSame, 0),
+      make_row(0x200, CfaKind::kUnsupported, 0, RbpRule::kUnknown, 0)};
+  const std::vector<uint32_t> starts = {0x100, 0x140, 0x180, 0x200};
+  UnwindModule module{0x1000, 0x2000, 0, rows.data(), static_cast<uint32_t>(rows.size())};
+  module.prepared = true;
+  module.function_starts = starts.data();
+  module.function_start_count = static_cast<uint32_t>(starts.size());
+
+  EXPECT_EQ(covering_function_start(module, 0xff), -1) << "before the first FDE";
+  EXPECT_EQ(covering_function_start(module, 0x100), 0x100);
+  EXPECT_EQ(covering_function_start(module, 0x13f), 0x100);
+  EXPECT_EQ(covering_function_start(module, 0x140), 0x140) << "an FDE whose first row is merged into the last one's";
+  EXPECT_EQ(covering_function_start(module, 0x15f), 0x140);
+  EXPECT_EQ(covering_function_start(module, 0x160), -1) << "past the FDE's end: not the function before the gap";
+  EXPECT_EQ(covering_function_start(module, 0x190), -1) << "past an empty FDE: it covers nothing";
+  EXPECT_EQ(covering_function_start(module, 0x200), 0x200) << "an unsupported rule is still covered";
+  UnwindModule unprepared = module;
+  unprepared.prepared = false;
+  EXPECT_EQ(covering_function_start(unprepared, 0x100), -1);
+
+  EXPECT_FALSE(function_start_between(module, 0x160, 0x17f)) << "inside the gap";
+  EXPECT_TRUE(function_start_between(module, 0x160, 0x180)) << "(after, up_to]: the end counts";
+  EXPECT_FALSE(function_start_between(module, 0x180, 0x1ff)) << "the start itself does not";
+  EXPECT_TRUE(function_start_between(module, 0x0, 0x100));
+  EXPECT_FALSE(function_start_between(module, 0x0, 0xff));
+}
+
 }  // namespace
 }  // namespace jvmkit::native

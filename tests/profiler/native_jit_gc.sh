@@ -22,8 +22,9 @@
 #  - the main thread's Java leaf shares within MAX_TVD of the measured truth (CheckProfile). The
 #    three methods are kept apart (dontinline): this test is about what the phases do to the
 #    walks, accuracy_inlining about inlining.
-# The thread counts are fixed at start (-XX:-UseDynamicNumberOf{Compiler,GC}Threads): cpu samples
-# the threads alive when the run starts and those JVMTI reports, not HotSpot threads started later.
+# HotSpot starts GC workers and compiler threads on demand (UseDynamicNumberOf{GC,Compiler}Threads,
+# on by default): cpu arms those within 200 ms of their start (its thread listing), so every thread
+# of the JVM's with 300 ms of CPU time or more must have samples of its own.
 # Usage: native_jit_gc.sh JAVA AGENT CLASSES OUTDIR JDK_FEATURE [MAX_CUT MAX_ASM MAX_JAVA] (default 0.005 each)
 set -uo pipefail
 java=$1 agent=$2 classes=$3 outdir=$4 feature=$5
@@ -49,7 +50,7 @@ run() {
   local kinds_file="$outdir/$name.threads"
   rm -f "$collapsed" "$log" "$truth" "$kinds_file"
   local figures=()
-  local cmd=("$java" -XX:-UseDynamicNumberOfCompilerThreads -XX:-UseDynamicNumberOfGCThreads
+  local cmd=("$java"
     -XX:CompileCommand=quiet "-XX:CompileCommand=dontinline,jvmkit.test.profiler.NativeJitGc::*" "$@"
     "-agentpath:$agent=interval=1ms,cstack=native,ann,threads,file=$collapsed"
     -cp "$classes" jvmkit.test.profiler.NativeJitGc "$phase" "$cpu_seconds" "$truth" "$kinds_file")
@@ -163,6 +164,12 @@ run() {
     'BEGIN { split(a, x, " "); split(b, y, " "); for (i = 1; i <= 3; i++) d += (x[i] > y[i] ? x[i] - y[i] : y[i] - x[i]); printf "%.4f\n", d / 2 }')
   echo "$name: thread kinds, sampled (kernel's CPU time): compiler $mc ($tc), GC $mg ($tg), Java and other VM $mr ($tr); TV $kind_tvd"
   le "$kind_tvd" "$max_kind_tvd" || fail "$name: thread kinds' shares TV $kind_tvd from the kernel's CPU time (> $max_kind_tvd)"
+  # Every busy thread of HotSpot's, those started after sampling began included, was sampled.
+  local busy
+  while IFS= read -r busy; do
+    grep -qF "[$busy tid=" "$collapsed" || fail "$name: thread '$busy' used 300 ms of CPU or more but has no samples"
+  done < <(awk '{ name = $0; sub(/^cpu [0-9]+ /, "", name)
+      if ($2 >= 300000000 && name != "java" && name !~ /^jvmkit/) print name }' "$kinds_file" | sort -u)
   case $phase in
     jit)
       le "$min_kind" "$mc" || fail "$name: compiler threads have $mc of the samples (< $min_kind)"

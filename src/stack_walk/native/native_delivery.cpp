@@ -98,9 +98,11 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
   if (is_jvm_library(object.path)) frame.kind = JVMKIT_FRAME_JVM;
   frame.library = keep(object.path);
   frame.library_offset = static_cast<jlong>(pc - object.bias);
-  // The function's start: its call-frame information's, unless a symbol names it (name() below).
-  frame.function_offset =
-      native::function_start(object.function_starts, static_cast<uint64_t>(frame.library_offset) - (exact ? 0 : 1));
+  // The function's start: that of the FDE covering the PC (-1 in a gap between FDEs: assembly
+  // without CFI is no part of the function before it), unless a symbol holds the PC (name() below).
+  // Rows hold 32-bit offsets: preparation refused objects with code 4 GiB or more above the bias.
+  frame.function_offset = native::covering_function_start(
+      *found.module, static_cast<uint32_t>(static_cast<uint64_t>(frame.library_offset) - (exact ? 0 : 1)));
   name(object, !exact, &frame);
   return frame;
 }

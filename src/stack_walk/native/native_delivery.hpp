@@ -62,10 +62,14 @@ class NativeDelivery {
   // thread's first frame.
   static jvmkitNativeEnd native_only_end(const Request& request);
 
+  // The frame of one captured PC (RECORDED: with kExactPcBit where exact) by TABLES, the tables of
+  // this moment (nullptr: none): kind, library and offsets, and its symbol when one holds the PC.
+  // Strings stay valid until reset().
+  jvmkitNativeFrame describe(const native::NativeSnapshot* tables, uintptr_t recorded);
+
  private:
   bool emit(const Request& request, const jvmkitNativeFrame& frame);
   static jvmkitNativeEnd segment_end(const NativeSegment& segment);
-  jvmkitNativeFrame describe(const native::NativeSnapshot* tables, uintptr_t recorded);
   // Names FRAME (its library_offset set) from OBJECT's symbols, when a symbol holds the PC.
   void name(const native::PreparedObject& object, bool caller, jvmkitNativeFrame* frame);
   // OBJECT's symbol index (built on first use), or nullptr when it cannot be read.

@@ -3,7 +3,8 @@
 // libc's qsort) while another signals it; the handler unwinds from the ucontext with the tables,
 // then runs _Unwind_Backtrace from inside the handler, which crosses the signal frame by libc's
 // CFI. Past the signal frame, the two must give the same PCs, frame for frame, to the thread's
-// first frame. Then every way a run ends without reaching it is provoked.
+// first frame. Then every way a run ends without reaching it is provoked, and leaf functions in
+// assembly without CFI (native/nocfi_leaf.S) are unwound only where a direct call proves the caller.
 #include "stack_walk/signal/x64/native_unwind.hpp"
 
 #include <dlfcn.h>
@@ -22,6 +23,7 @@
 
 #include "native/loaded_objects.hpp"
 #include "native/native_snapshot.hpp"
+#include "stack_walk/native/native_delivery.hpp"
 
 namespace jvmkit::walk {
 namespace {
@@ -275,6 +277,103 @@ TEST_F(NativeUnwind, RunsEndWithTheirReasonWithoutReadingOutsideTheBounds) {
   run = unwind_native(context, NativeStart{Regs{getpid_pc, lo + 4 * 8, 0}}, pcs, 0);
   EXPECT_EQ(run.end, NativeRunEnd::kDepth);
   EXPECT_EQ(run.count, 0);
+}
+
+// Leaf functions without CFI (native/nocfi_leaf.S) and their callers (native/nocfi_chain.c).
+class NoCfiLeaf : public NativeUnwind {
+ protected:
+  void SetUp() override {
+    NativeUnwind::SetUp();
+    library_ = open(JVMKIT_TEST_NOCFI);
+    ASSERT_NE(library_, nullptr);
+    address_ = reinterpret_cast<const void* (*)(int)>(dlsym(library_, "nocfi_address"));
+    ASSERT_NE(address_, nullptr);
+    tables_.update(native::loaded_objects());
+  }
+  uintptr_t address(int which) const { return reinterpret_cast<uintptr_t>(address_(which)); }
+  ChainFunction function(const char* name) const { return reinterpret_cast<ChainFunction>(dlsym(library_, name)); }
+
+  // Samples the thread running CALLER; those whose interrupted PC lies in [LEAF, LEAF_END) must
+  // all have ended with a marker after the leaf alone (REFUSED) or have reached the thread's
+  // first frame through CALLER (else). Returns how many were in the leaf.
+  void expect_runs(const char* caller, uintptr_t leaf, uintptr_t leaf_end, bool refused) {
+    const auto samples = sample_while_spinning(tables_.cell(), function(caller), 500);
+    const auto caller_start = reinterpret_cast<uintptr_t>(dlsym(library_, caller));
+    int in_leaf = 0;
+    for (const Sample& s : samples) {
+      ASSERT_GE(s.our_count, 1) << caller;
+      const uintptr_t pc = s.ours[0] & ~kExactPcBit;
+      if (pc < leaf || pc >= leaf_end) continue;
+      in_leaf++;
+      if (refused) {
+        EXPECT_EQ(s.end, NativeRunEnd::kNoUnwindInfo) << caller;
+        EXPECT_EQ(s.our_count, 1) << caller << ": no frame below the leaf";
+        continue;
+      }
+      EXPECT_EQ(s.end, NativeRunEnd::kOutermost) << caller;
+      ASSERT_GE(s.our_count, 3) << caller;
+      EXPECT_EQ(s.ours[1] & kExactPcBit, 0u) << "the caller's PC is a return address";
+      Dl_info info{};
+      ASSERT_NE(dladdr(reinterpret_cast<void*>((s.ours[1] & ~kExactPcBit) - 1), &info), 0);
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(info.dli_saddr), caller_start) << caller << ": the frame below the leaf";
+    }
+    std::printf("%s: %zu samples, %d in the leaf\n", caller, samples.size(), in_leaf);
+    EXPECT_GE(in_leaf, static_cast<int>(samples.size()) * 9 / 10) << caller << ": the samples missed the spin";
+  }
+
+  void* library_ = nullptr;
+  const void* (*address_)(int) = nullptr;
+  native::NativePreparer tables_;
+};
+
+TEST_F(NoCfiLeaf, TheLeafLiesInAGapWithoutCfi) {
+  native::NativeSnapshotCell::Reader reader(tables_.cell());
+  for (int which : {0, 1, 2, 3}) {
+    EXPECT_EQ(reader.get()->lookup(address(which) + 1).status, native::LookupStatus::kNoInfo) << which;
+  }
+  const native::RowLookup c_function = reader.get()->lookup(address(4));
+  ASSERT_EQ(c_function.status, native::LookupStatus::kFound) << "the C function has CFI";
+  EXPECT_LT(address(4), address(0)) << "the link order puts the C functions below the assembly";
+  // The decoy's C function is the last FDE below the leaves: no FDE starts between them, so only
+  // the end of its FDE (the gap's row) refuses a call to it.
+  const auto bias = c_function.module->bias;
+  EXPECT_EQ(native::covering_function_start(*c_function.module, static_cast<uint32_t>(address(4) - bias)),
+            static_cast<int64_t>(address(4) - bias));
+  EXPECT_FALSE(native::function_start_between(*c_function.module, static_cast<uint32_t>(address(4) - bias),
+                                              static_cast<uint32_t>(address(1) - bias)));
+}
+
+TEST_F(NoCfiLeaf, AFramelessLeafCalledDirectlyUnwindsToItsCaller) {
+  expect_runs("nocfi_direct", address(0), address(1), false);
+}
+
+TEST_F(NoCfiLeaf, ALeafCalledIndirectlyEndsTheRun) { expect_runs("nocfi_indirect", address(0), address(1), true); }
+
+TEST_F(NoCfiLeaf, ALeafThatPushedAWordEndsTheRun) {
+  // [rsp]: a return address after a direct call to code above the leaf, after one to a C function
+  // below it (in another FDE), and a data word. None is the leaf's return address.
+  expect_runs("nocfi_pushed_after", address(1), address(2), true);
+  expect_runs("nocfi_pushed_cfi", address(1), address(2), true);
+  expect_runs("nocfi_pushed_data", address(1), address(2), true);
+}
+
+// A PC no FDE covers is given no function start but its symbol's: not the start of the last FDE
+// before it (the function before the assembly).
+TEST_F(NoCfiLeaf, DeliveryGivesAPcWithoutCfiNoOtherFunctionsStart) {
+  native::NativeSnapshotCell::Reader reader(tables_.cell());
+  NativeDelivery delivery;
+  const jvmkitNativeFrame leaf = delivery.describe(reader.get(), (address(0) + 2) | kExactPcBit);
+  ASSERT_NE(leaf.library, nullptr);
+  EXPECT_EQ(leaf.symbol, nullptr) << "the leaf's symbol has no size: it covers nothing";
+  EXPECT_EQ(leaf.function_offset, -1) << "no FDE covers the PC, and no symbol does";
+  const jvmkitNativeFrame caller = delivery.describe(reader.get(), address(0) + 3);  // a return address
+  EXPECT_EQ(caller.function_offset, -1);
+  // A C function with CFI and a symbol: the symbol's start.
+  const auto direct = reinterpret_cast<uintptr_t>(dlsym(library_, "nocfi_direct"));
+  const jvmkitNativeFrame named = delivery.describe(reader.get(), (direct + 1) | kExactPcBit);
+  ASSERT_NE(named.symbol, nullptr);
+  EXPECT_STREQ(named.symbol, "nocfi_direct");
+  EXPECT_EQ(named.function_offset, named.library_offset - 1);
 }
 
 }  // namespace

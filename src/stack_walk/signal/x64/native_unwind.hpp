@@ -5,7 +5,10 @@
 //
 // Never a wrong frame: no frame-pointer guess where a table has no row. Each caller is taken only
 // when its CFA lies on the thread's stack above the frame it unwinds, and its return address
-// follows a call instruction in known code; otherwise the run ends, and says why.
+// follows a call instruction in known code; otherwise the run ends, and says why. The one frame
+// unwound without a row is the interrupted one in assembly without CFI, as a frameless leaf (its
+// return address at [rsp]), and only when that word returns from a direct call to the code that
+// holds the PC (docs/native_frames.md, "Leaf functions without CFI").
 #pragma once
 
 #include <cstdint>
@@ -23,7 +26,7 @@ enum class NativeRunEnd : uint8_t {
   kOutermost,          // reached the thread's first frame (or a zero return address)
   kUnpreparedLibrary,  // a PC in an object whose table is not (or could not be) built
   kUnknownCode,        // a PC in no loaded object and not in the code cache
-  kNoUnwindInfo,       // no CFI row covers a PC
+  kNoUnwindInfo,       // no CFI row covers a PC (and the interrupted one is no proven frameless leaf)
   kUnsupportedRule,    // the row holds a rule the table does not, or needs an unknown register
   kBadFrame,           // a CFA off the stack or not above the frame, or a return address after no call
   kDepth,              // more frames than the caller's buffer holds
