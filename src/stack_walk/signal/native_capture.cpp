@@ -113,6 +113,24 @@ JVMKIT_SIGNAL_SAFE NativeRun unwind_run(const Sources& in, JNIEnv* jni, const Na
   return run;
 }
 
+// The compiled frame that called the code-cache stub the native run joined at (*JOIN: the stub's
+// PC, SP and rbp), when the stub keeps an rbp frame: HotSpot's generated stubs begin with
+// "enter" (push rbp; mov rbp, rsp), some after pushing one word of their own (the nmethod entry
+// barrier's deoptimization cookie). The return address is the first of [rbp + 8] and [rbp + 16]
+// that returns into an nmethod right after a call; the caller's SP lies just above it.
+JVMKIT_SIGNAL_SAFE bool stub_caller(const Sources& in, Regs* join) noexcept {
+  const uintptr_t fp = join->fp;
+  if (fp < join->sp || !in.bounds.holds(fp) || !in.bounds.holds(fp + 16)) return false;
+  for (uintptr_t slot = fp + 8; slot <= fp + 16; slot += 8) {
+    const uintptr_t ret = load_word(slot);
+    const CodeRange* range = in.code->find(ret);
+    if (range == nullptr || range->kind != CodeKind::kNMethod || !plausible_return(*in.code, ret)) continue;
+    *join = Regs{ret, slot + 8, load_word(fp)};
+    return true;
+  }
+  return false;
+}
+
 // A leaf call of compiled code into the VM's C++ (a GC barrier's slow path: G1's SATB enqueue,
 // ZGC's store barrier; os::javaTimeNanos): the thread is still "in Java", its frame anchor empty,
 // and AsyncGetCallTrace had to find the compiled caller on its own, through the frame-pointer
@@ -130,16 +148,21 @@ JVMKIT_SIGNAL_SAFE void java_part_from_leaf_join(const CaptureState& state, cons
       part.no_stack_bounds || part.anchor_sp != 0) {
     return;
   }
-  const CodeRange* caller = in.code->find(run.join.pc);
-  if (caller == nullptr || caller->kind != CodeKind::kNMethod || !in.bounds.holds(run.join.sp)) return;
+  Regs join = run.join;
+  const CodeRange* caller = in.code->find(join.pc);
+  // A stub between (the nmethod entry barrier's, which the compiled prologue calls): through its
+  // rbp frame to the compiled caller.
+  if (caller != nullptr && caller->kind == CodeKind::kStub && !caller->call_stub && !stub_caller(in, &join)) return;
+  caller = in.code->find(join.pc);
+  if (caller == nullptr || caller->kind != CodeKind::kNMethod || !in.bounds.holds(join.sp)) return;
   const CodeSnapshotCell* code_map = state.code_map.load(std::memory_order_acquire);
   if (code_map == nullptr) return;
   // Called from a barrier stub that spilled registers: the frame's SP is above the call's.
-  const uintptr_t frame_sp = run.join.sp + leaf_call_spill(*in.code, *caller, in.bounds, run.join.pc, run.join.sp);
+  const uintptr_t frame_sp = join.sp + leaf_call_spill(*in.code, *caller, in.bounds, join.pc, join.sp);
   ucontext_t at_call = *uc;
-  at_call.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(asgct_pc_for_return_address(run.join.pc));
+  at_call.uc_mcontext.gregs[REG_RIP] = static_cast<greg_t>(asgct_pc_for_return_address(join.pc));
   at_call.uc_mcontext.gregs[REG_RSP] = static_cast<greg_t>(frame_sp);
-  at_call.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(run.join.fp);
+  at_call.uc_mcontext.gregs[REG_RBP] = static_cast<greg_t>(join.fp);
   if (entries != nullptr) {
     entries->count = 0;
     entries->overflow = false;
