@@ -335,13 +335,14 @@ std::string Profiler::not_running_text() const {
 }
 
 // The output options of a stop or dump: its own file (and format) when it names one, else the
-// run's file (the one start was given), in its own format when it names one.
+// run's file (the one start was given), in its own format when it names one. Annotations (ann)
+// asked for at start stay: the launcher's stop and dump name the file, not the run's other options.
 Options Profiler::output_options(const Options& given) const {
   Options out = run_->options;
   if (given.file_given) {
     out.file = given.file;
     out.format = given.format;
-    out.annotate = given.annotate;
+    out.annotate = given.annotate || run_->options.annotate;
   } else if (given.format_given) {
     out.format = given.format;
   }

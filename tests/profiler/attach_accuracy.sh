@@ -5,6 +5,7 @@
 # (the workload keeps fixed shares, so any window has them). The workload runs until the profile is
 # written (MAIN until=STOP_FILE). The report the tool prints must add up like the one at JVM exit.
 # A busy host gives the workload less CPU time a second: every wait is for CPU time or samples.
+# With -a (annotations) at start, the profile stop writes and the dumps keep the frame types.
 # Usage: attach_accuracy.sh JAVA JVMKIT CLASSES OUTDIR NAME MAX_TVD [JVM args...] MAIN @STOP@ @TRUTH@
 set -uo pipefail
 java=$1 jvmkit=$2 classes=$3 outdir=$4 name=$5 max_tvd=$6
@@ -22,7 +23,7 @@ trap 'kill $pid 2>/dev/null' EXIT
 # Warmed up: the hot code is compiled before the profiler arrives (2 s of CPU time, at most 120 s).
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0; }
 for _ in $(seq 1200); do [ "$(cpu_ticks)" -ge 200 ] && break; sleep 0.1; done
-"$jvmkit" profile -e cpu -i 1ms -d 300 -o "$profile" "$pid" 2>"$log" &
+"$jvmkit" profile -e cpu -i 1ms -a -d 300 -o "$profile" "$pid" 2>"$log" &
 tool=$!
 # 3,000 samples dumped (1 ms of CPU time each: 3 s idle), at most 240 s.
 for _ in $(seq 480); do
@@ -42,4 +43,8 @@ if [ -z "$counts" ] || [ "$requested" -ne $((delivered + failed + dropped + not_
   exit 1
 fi
 [ "$delivered" -ge 1500 ] || { echo "FAIL: only $delivered traces (3,000 samples were dumped)"; exit 1; }
+# -a at start: the profile written at stop and the dumps (which name their own file) are annotated.
+for f in "$profile" "$outdir/$name.dump.collapsed"; do
+  grep -qE '_\[(j|i|0|1)\];' "$f" || { echo "FAIL: $f has no frame-type annotations (-a)"; exit 1; }
+done
 exec "$java" -cp "$classes" jvmkit.test.profiler.CheckProfile "$profile" "$truth" "$max_tvd"
