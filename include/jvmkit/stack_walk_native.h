@@ -6,7 +6,8 @@
  * Opting in takes two steps, and nothing changes for an agent that takes neither:
  *  1. JvmkitSetNativeFrames(JVMKIT_NATIVE_ON) before EnableRequestStackTrace: Enable then prepares
  *     unwind tables of every loaded object, and a watcher thread ("jvmkit native") prepares those
- *     loaded later (within 50 ms plus their preparation time; see docs/native_frames.md).
+ *     loaded later (within 50 ms plus their preparation time, usually from the first sample that
+ *     meets one plus that time; see docs/native_frames.md).
  *  2. JvmkitRequestStackTraceNative instead of RequestStackTrace, for the requests that want native
  *     frames: the JEP's callbacks, plus a jvmkitNativeRequest whose nativeFrame callback receives
  *     the native frames. RequestStackTrace itself never delivers one, so an agent written to the

@@ -9,6 +9,7 @@
 #include "hotspot/java_thread.hpp"
 #include "native/unwind_table.hpp"
 #include "stack_walk/native/native_counters.hpp"
+#include "stack_walk/native/native_tables.hpp"
 #include "stack_walk/signal/native_segments.hpp"
 #include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/leaf_call.hpp"
@@ -242,6 +243,8 @@ JVMKIT_SIGNAL_SAFE void capture_native(const CaptureState& state, const NativeAs
   Sources in{tables.get(), code.get(), current_stack(jni), 0, 0};
   read_code_heap(state, &in);
   const NativeRun run = unwind_run(in, jni, start, part);
+  // Code of no prepared object: most often a library loaded a moment ago.
+  if (part->run_end == NativeRunEnd::kUnknownCode) wake_native_watcher();
   if (jni != nullptr && part->anchor_sp == 0) {
     // Whether the thread was outside Java code (its anchor set), for the delivery's reading of a
     // run that ended at unknown code.
