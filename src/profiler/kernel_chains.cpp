@@ -36,6 +36,7 @@ struct Chains {
   std::atomic<int64_t> user_only{0};
   std::atomic<int64_t> unmatched{0};
   std::atomic<int64_t> dropped{0};
+  std::atomic<int64_t> threads_without_ring{0};
 };
 constinit Chains g_chains;
 std::mutex g_attach_mutex;
@@ -198,12 +199,15 @@ std::string kernel_symbols_refusal() {
   return "/proc/kallsyms hides the kernel's addresses (kptr_restrict is " + level + ")";
 }
 
+void count_thread_without_ring() { g_chains.threads_without_ring.fetch_add(1, std::memory_order_relaxed); }
+
 KernelChainCounts read_kernel_chain_counts() {
   KernelChainCounts out;
   out.with_kernel = g_chains.with_kernel.load();
   out.user_only = g_chains.user_only.load();
   out.unmatched = g_chains.unmatched.load();
   out.dropped = g_chains.dropped.load();
+  out.threads_without_ring = g_chains.threads_without_ring.load();
   return out;
 }
 

@@ -36,11 +36,13 @@ void detach_kernel_ring(int fd);
 JVMKIT_SIGNAL_SAFE int take_kernel_chain(pid_t tid, const void* ucontext, int64_t* pcs, int max) noexcept;
 
 struct KernelChainCounts {
-  int64_t with_kernel = 0;  // signals that found their record, with kernel frames
-  int64_t user_only = 0;    // ... that found it, taken in user code
-  int64_t unmatched = 0;    // signals of an attached thread without a record of their own
-  int64_t dropped = 0;      // records read past without a signal (lost signals, the handler's own)
+  int64_t with_kernel = 0;           // signals that found their record, with kernel frames
+  int64_t user_only = 0;             // ... that found it, taken in user code
+  int64_t unmatched = 0;             // signals of an attached thread without a record of their own
+  int64_t dropped = 0;               // records read past without a signal (lost signals, the handler's own)
+  int64_t threads_without_ring = 0;  // threads sampled without kernel frames: no ring could be mapped
 };
+void count_thread_without_ring();
 KernelChainCounts read_kernel_chain_counts();
 
 // Why kernel frames cannot be named ("/proc/kallsyms hides the kernel's addresses (kptr_restrict

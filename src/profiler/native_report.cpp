@@ -53,6 +53,10 @@ std::vector<std::string> native_report_lines(const NativeFigures& f,
     std::string kernel = "native: kernel frames in " + with_share(f.with_kernel, f.traces, " of traces") +
                          ", from the perf events' call chains; " + std::to_string(f.kernel_unmatched) +
                          " signals found no sample of their own (no kernel part)";
+    if (f.kernel_threads_without_ring > 0) {
+      kernel += "; " + std::to_string(f.kernel_threads_without_ring) +
+                " threads without them (no ring buffer could be mapped: perf_event_mlock_kb)";
+    }
     if (!f.kernel_unnamed_why.empty()) kernel += "; UNNAMED: " + f.kernel_unnamed_why;
     out.push_back(kernel);
   }

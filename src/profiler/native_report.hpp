@@ -32,6 +32,7 @@ struct NativeFigures {
   bool kernel_active = false;
   std::string kernel_why_not;
   int64_t kernel_unmatched = 0;
+  int64_t kernel_threads_without_ring = 0;
   std::string kernel_unnamed_why;
 };
 

@@ -56,8 +56,11 @@ int open_thread_perf_event(uint32_t type, uint64_t config, uint64_t period, pid_
   owner.type = F_OWNER_TID;
   owner.pid = tid;
   if (kernel_chain && !attach_kernel_ring(tid, fd, errno_out)) {
+    // No ring for this thread (the locked-memory limit of perf_event_mlock_kb for a user without
+    // CAP_IPC_LOCK, or the table full): its samples go on without kernel frames, counted.
     close(fd);
-    return -1;
+    count_thread_without_ring();
+    return open_thread_perf_event(type, config, period, tid, signal, errno_out, false);
   }
   if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, signal) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
       ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {

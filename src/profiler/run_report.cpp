@@ -105,7 +105,9 @@ std::string run_report(const Run& run, const std::string& output_line, const std
     const KernelChainsState kernel = run.engine ? run.engine->kernel_chains() : KernelChainsState{};
     native.kernel_active = kernel.active;
     native.kernel_why_not = run.engine ? kernel.why_not : "no signal event";
-    native.kernel_unmatched = read_kernel_chain_counts().unmatched - run.kernel_base.unmatched;
+    const KernelChainCounts chains = read_kernel_chain_counts();
+    native.kernel_unmatched = chains.unmatched - run.kernel_base.unmatched;
+    native.kernel_threads_without_ring = chains.threads_without_ring - run.kernel_base.threads_without_ring;
     if (kernel.active) native.kernel_unnamed_why = kernel_symbols_refusal();
     in.native = native_report_lines(native, marker_labels());
   }

@@ -330,6 +330,9 @@ TEST(NativeReport, KernelFramesTheirShareOrWhyNone) {
   EXPECT_EQ(native_report_lines(f, labels)[3],
             "native: kernel frames in 500 (25.0% of traces), from the perf events' call chains; 3 signals found no "
             "sample of their own (no kernel part)");
+  f.kernel_threads_without_ring = 2;
+  EXPECT_NE(native_report_lines(f, labels)[3].find("; 2 threads without them (no ring buffer could be mapped"),
+            std::string::npos);
   f.kernel_unnamed_why = "/proc/kallsyms hides the kernel's addresses (kptr_restrict is 2)";
   EXPECT_EQ(native_report_lines(f, labels)[3].substr(native_report_lines(f, labels)[3].find("; UNNAMED")),
             "; UNNAMED: /proc/kallsyms hides the kernel's addresses (kptr_restrict is 2)");
