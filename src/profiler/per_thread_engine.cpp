@@ -67,25 +67,11 @@ void PerThreadEngine::list_threads() {
   }
 }
 
-// Threads HotSpot is still starting (still called "java") are looked at again next time; the
-// profiler's and the stack walker's own ("jvmkit ...") and those the skip filter names are never
-// armed. An armed thread that is gone ended without a ThreadEnd (one of HotSpot's own): disarmed.
+// The threads started since the last listing are armed (threads_started says which); an armed
+// thread that is gone ended without a ThreadEnd (one of HotSpot's own): disarmed.
 void PerThreadEngine::relist_threads() {
   const std::vector<pid_t> now = list_process_threads();
-  std::set<pid_t> listed;
-  std::vector<pid_t> started;
-  for (pid_t tid : now) {
-    if (listed_.count(tid) != 0) {
-      listed.insert(tid);
-      continue;
-    }
-    const std::string name = thread_os_name(tid);
-    if (name == "java" || name.empty()) continue;
-    listed.insert(tid);
-    if (name.rfind("jvmkit", 0) == 0 || (skip_ && skip_(tid))) continue;
-    started.push_back(tid);
-  }
-  listed_ = std::move(listed);
+  const std::vector<pid_t> started = threads_started(now, &listed_, skip_);
   std::lock_guard<std::mutex> lock(mutex_);
   for (pid_t tid : started) arm_locked(tid);
   const std::set<pid_t> alive(now.begin(), now.end());

@@ -30,4 +30,23 @@ std::string thread_os_name(pid_t tid) {
   return name;
 }
 
+std::vector<pid_t> threads_started(const std::vector<pid_t>& now, std::set<pid_t>* listed,
+                                   const std::function<bool(pid_t)>& skip) {
+  std::set<pid_t> seen;
+  std::vector<pid_t> started;
+  for (pid_t tid : now) {
+    if (listed->count(tid) != 0) {
+      seen.insert(tid);
+      continue;
+    }
+    const std::string name = thread_os_name(tid);
+    if (name == "java" || name.empty()) continue;
+    seen.insert(tid);
+    if (name.rfind("jvmkit", 0) == 0 || (skip && skip(tid))) continue;
+    started.push_back(tid);
+  }
+  *listed = std::move(seen);
+  return started;
+}
+
 }  // namespace jvmkit::prof

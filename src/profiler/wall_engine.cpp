@@ -127,21 +127,8 @@ class WallEngine final : public Engine {
   // HotSpot is still starting (still called "java": they are looked at again next time) and the
   // stack walker's own ("jvmkit ..."), join the sampled threads. Runs on the sampler thread.
   void add_threads_started() {
-    const std::vector<pid_t> now = list_process_threads();
-    std::set<pid_t> listed;
-    std::vector<pid_t> started;
-    for (pid_t tid : now) {
-      if (listed_.count(tid) != 0) {
-        listed.insert(tid);
-        continue;
-      }
-      const std::string name = thread_os_name(tid);
-      if (name == "java" || name.empty()) continue;
-      listed.insert(tid);
-      if (name.rfind("jvmkit", 0) == 0 || (skip_ && skip_(tid))) continue;
-      started.push_back(tid);
-    }
-    listed_ = std::move(listed);  // only this thread touches it once sampling runs
+    // listed_: only this thread touches it once sampling runs.
+    const std::vector<pid_t> started = threads_started(list_process_threads(), &listed_, skip_);
     std::lock_guard<std::mutex> lock(mutex_);
     for (pid_t tid : started) {
       if (tid != sampler_tid_) threads_.insert(tid);
