@@ -75,17 +75,28 @@ std::vector<bool> stays_mapped_closure(const std::vector<LoadedObject>& objects,
   std::vector<bool> out(objects.size());
   for (size_t i = 0; i < objects.size(); i++) out[i] = stays_mapped(objects[i], jdk_lib);
   // What an object that stays needs stays too (the loader unloads a dependency only with the last
-  // object that needs it): the system's libz.so.1 below the JDK's libzip.so.
+  // object that needs it): the system's libz.so.1 below the JDK's libzip.so. A name two loaded
+  // objects answer to (an application's own libz.so.1 dlopened from its directory beside the
+  // system's) says nothing about which one the loader bound: neither is taken.
+  const auto answering = [&](const std::string& name) {
+    size_t found = objects.size(), count = 0;
+    for (size_t j = 0; j < objects.size(); j++) {
+      if (objects[j].soname == name || base_name(objects[j].path) == name) {
+        found = j;
+        count++;
+      }
+    }
+    return count == 1 ? found : objects.size();
+  };
   for (bool grew = true; grew;) {
     grew = false;
     for (size_t i = 0; i < objects.size(); i++) {
       if (!out[i]) continue;
       for (const std::string& name : objects[i].needed) {
-        for (size_t j = 0; j < objects.size(); j++) {
-          if (out[j] || (objects[j].soname != name && base_name(objects[j].path) != name)) continue;
-          out[j] = true;
-          grew = true;
-        }
+        const size_t j = answering(name);
+        if (j == objects.size() || out[j]) continue;
+        out[j] = true;
+        grew = true;
       }
     }
   }

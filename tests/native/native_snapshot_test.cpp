@@ -61,6 +61,12 @@ TEST(NativeSnapshot, WhatAnObjectThatStaysNeedsStaysToo) {
   const std::vector<bool> stays = stays_mapped_closure(objects, "/jdk/lib/");
   EXPECT_EQ(stays, (std::vector<bool>{true, true, true, false}));
   EXPECT_EQ(stays_mapped_closure(objects, ""), (std::vector<bool>{false, false, false, false}));
+  // A second libz.so.1 (an application's own, dlopened): which one the loader bound is unknown, so
+  // neither is taken to stay.
+  objects.push_back(LoadedObject{});
+  objects.back().path = "/opt/app/lib/libz.so.1";
+  objects.back().soname = "libz.so.1";
+  EXPECT_EQ(stays_mapped_closure(objects, "/jdk/lib/"), (std::vector<bool>{true, false, false, false, false}));
 }
 
 TEST(NativeSnapshot, ADlopenedLibraryAppearsAfterAnUpdateAndGoesAfterDlclose) {
