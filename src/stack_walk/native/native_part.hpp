@@ -47,7 +47,6 @@ struct NativePart {
   uintptr_t join_pc = 0, join_sp = 0, anchor_sp = 0, anchor_pc = 0;  // kJoin: where (for diagnosis)
   bool no_stack_bounds = false;
   bool java_from_anchor = false;               // the Java frames were walked from the anchor (a thread inside the VM)
-  bool java_from_join = false;                 // ... from the compiled caller of a leaf call the run reached
   NativeSegment segments[kMaxNativeSegments];  // below Java frames, top first; their pcs follow the run's
   int segment_count = 0;
   uintptr_t* pcs = nullptr;  // the slot's kMaxNativeFrames words, or nullptr when the session has none
@@ -68,7 +67,6 @@ struct NativePart {
     join_pc = join_sp = anchor_sp = anchor_pc = 0;
     no_stack_bounds = false;
     java_from_anchor = false;
-    java_from_join = false;
     segment_count = 0;
   }
 };

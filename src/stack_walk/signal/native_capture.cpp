@@ -143,7 +143,7 @@ JVMKIT_SIGNAL_SAFE bool stub_caller(const Sources& in, Regs* join) noexcept {
 JVMKIT_SIGNAL_SAFE void java_part_from_leaf_join(const CaptureState& state, const Sources& in, JNIEnv* jni,
                                                  const ucontext_t* uc, const NativeRun& run, Request* request,
                                                  EntriesOut* entries) noexcept {
-  NativePart& part = request->native;
+  const NativePart& part = request->native;
   if (jni == nullptr || uc == nullptr || in.code == nullptr || request->kind != RequestKind::kCaptured ||
       part.run_end != NativeRunEnd::kJoin || part.run_count == 0 || run.join_exact || part.join_mismatch ||
       part.no_stack_bounds || part.anchor_sp != 0) {
@@ -172,7 +172,6 @@ JVMKIT_SIGNAL_SAFE void java_part_from_leaf_join(const CaptureState& state, cons
   request->num_frames = capture_with_recovery(
       state.asgct.load(std::memory_order_relaxed), jni, &at_call, request->frames, depth, *code_map, in.bounds.hi,
       request->physical, &request->physical_count, &request->coarse_top, &request->completeness, entries);
-  part.java_from_join = true;
 }
 
 // A thread without Java frames (HotSpot's own, or a Java thread before its first Java call) whose
