@@ -32,10 +32,7 @@ constexpr pid_t kTombstone = -1;
 struct Chains {
   Slot slots[kSlots];
   std::atomic<int> readers{0};  // handlers between their lookup and their last read of a ring
-  std::atomic<int64_t> with_kernel{0};
-  std::atomic<int64_t> user_only{0};
   std::atomic<int64_t> unmatched{0};
-  std::atomic<int64_t> dropped{0};
   std::atomic<int64_t> threads_without_ring{0};
 };
 constinit Chains g_chains;
@@ -110,8 +107,6 @@ JVMKIT_SIGNAL_SAFE int read_ring(uint8_t* base, pid_t tid, const ucontext_t* uc,
     uint64_t chain_len = 0;
     if (type == PERF_RECORD_SAMPLE && sample_matches(ring, tail, size, tid, uc, &chain_pos, &chain_len)) {
       found = copy_chain(ring, chain_pos, chain_len, pcs, max);
-    } else if (type == PERF_RECORD_SAMPLE) {
-      g_chains.dropped.fetch_add(1, std::memory_order_relaxed);
     }
     tail += size;
   }
@@ -184,7 +179,6 @@ int take_kernel_chain(pid_t tid, const void* ucontext, int64_t* pcs, int max) no
     g_chains.unmatched.fetch_add(1, std::memory_order_relaxed);
     return 0;
   }
-  (found > 0 ? g_chains.with_kernel : g_chains.user_only).fetch_add(1, std::memory_order_relaxed);
   return found;
 }
 
@@ -203,10 +197,7 @@ void count_thread_without_ring() { g_chains.threads_without_ring.fetch_add(1, st
 
 KernelChainCounts read_kernel_chain_counts() {
   KernelChainCounts out;
-  out.with_kernel = g_chains.with_kernel.load();
-  out.user_only = g_chains.user_only.load();
   out.unmatched = g_chains.unmatched.load();
-  out.dropped = g_chains.dropped.load();
   out.threads_without_ring = g_chains.threads_without_ring.load();
   return out;
 }

@@ -6,8 +6,9 @@
 // call chain, the user registers IP and SP) into the thread's ring, then queues the signal. The
 // handler takes the oldest record whose user IP and SP are those of its own interrupted context
 // (a syscall's, or the code a page fault or interrupt stopped): the record of this signal; records
-// before it, of signals that were lost or of samples taken inside the handler itself, are dropped
-// and counted. A sample taken in user code has an empty kernel chain.
+// before it, of signals that were lost (counted where the signal is: SIGIO) or of samples taken
+// inside the handler itself (not the program's), are passed over. A sample taken in user code has an empty kernel
+// chain.
 //
 // SIGNAL CONTEXT (take_kernel_chain only): reads a fixed table of rings (tid -> ring) and the ring;
 // no allocation, no lock. Rings are unmapped only after the handlers reading any ring have left
@@ -36,10 +37,7 @@ void detach_kernel_ring(int fd);
 JVMKIT_SIGNAL_SAFE int take_kernel_chain(pid_t tid, const void* ucontext, int64_t* pcs, int max) noexcept;
 
 struct KernelChainCounts {
-  int64_t with_kernel = 0;           // signals that found their record, with kernel frames
-  int64_t user_only = 0;             // ... that found it, taken in user code
   int64_t unmatched = 0;             // signals of an attached thread without a record of their own
-  int64_t dropped = 0;               // records read past without a signal (lost signals, the handler's own)
   int64_t threads_without_ring = 0;  // threads sampled without kernel frames: no ring could be mapped
 };
 void count_thread_without_ring();

@@ -326,15 +326,15 @@ JVMKIT_SIGNAL_SAFE std::optional<jint> describe_leaf_caller(const Capture& c, ji
   if (layout == nullptr || layout->last_java_frame(c.jni).sp != 0) return std::nullopt;  // ASGCT used the anchor
   LeafCaller caller{};
   if (!leaf_call_caller(*c.code, c.bounds(), c.at, &caller)) return std::nullopt;
+  if (caller.range->coarse_debug_info) {
+    *coarse_top = true;
+    return std::nullopt;
+  }
   // A call from a GC barrier stub that spilled registers below the frame: the frame's SP is higher.
   // ASGCT's first answer read its sender from the wrong slot then (one frame, or stale callers):
   // a walk from the frame's real SP stands on its own.
   const uintptr_t spill = leaf_call_spill(*c.code, *caller.range, c.bounds(), caller.regs.pc, caller.regs.sp);
   caller.regs.sp += spill;
-  if (caller.range->coarse_debug_info) {
-    *coarse_top = true;
-    return std::nullopt;
-  }
   const jmethodID bottom = c.frames[first - 1].method_id;
   const jint result = c.retry(caller.regs, RetryPc::kReturnAddress, 0);
   if (result > 0 && (c.frames[result - 1].method_id == bottom || spill > 0)) {
