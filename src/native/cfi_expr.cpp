@@ -174,19 +174,31 @@ UnwindRow unsupported_row(UnsupportedReason reason) noexcept {
 }
 
 ClassifiedRow classify_frame(Dwarf_Frame* frame, bool signal_frame) {
-  Dwarf_Op* cfa_ops = nullptr;
-  size_t cfa_n = 0;
+  FrameRules rules;
   Dwarf_Op ra_mem[3], fp_mem[3];
   Dwarf_Op* ra_ops = nullptr;
   Dwarf_Op* fp_ops = nullptr;
-  size_t ra_n = 0, fp_n = 0;
-  if (dwarf_frame_register(frame, kDwarfReturnAddress, ra_mem, &ra_ops, &ra_n) != 0 ||
-      dwarf_frame_register(frame, kDwarfRbp, fp_mem, &fp_ops, &fp_n) != 0) {
+  if (dwarf_frame_register(frame, kDwarfReturnAddress, ra_mem, &ra_ops, &rules.ra_n) != 0 ||
+      dwarf_frame_register(frame, kDwarfRbp, fp_mem, &fp_ops, &rules.fp_n) != 0) {
     return unsupported(UnsupportedReason::kLibdwError);
   }
-  const bool cfa_defined = dwarf_frame_cfa(frame, &cfa_ops, &cfa_n) == 0 && cfa_n > 0;
-  if (signal_frame) {
-    if (!cfa_defined) return unsupported(UnsupportedReason::kSignalFrameShape);
+  Dwarf_Op* cfa_ops = nullptr;
+  rules.cfa_defined = dwarf_frame_cfa(frame, &cfa_ops, &rules.cfa_n) == 0 && rules.cfa_n > 0;
+  rules.cfa = cfa_ops;
+  rules.ra = ra_ops;
+  rules.fp = fp_ops;
+  rules.signal_frame = signal_frame;
+  return classify_rules(rules);
+}
+
+ClassifiedRow classify_rules(const FrameRules& rules) {
+  const Dwarf_Op* cfa_ops = rules.cfa;
+  const size_t cfa_n = rules.cfa_n;
+  const Dwarf_Op* ra_ops = rules.ra;
+  const Dwarf_Op* fp_ops = rules.fp;
+  const size_t ra_n = rules.ra_n, fp_n = rules.fp_n;
+  if (rules.signal_frame) {
+    if (!rules.cfa_defined) return unsupported(UnsupportedReason::kSignalFrameShape);
     return classify_signal_frame(cfa_ops, cfa_n, ra_ops, ra_n, fp_ops, fp_n);
   }
   // Undefined return address: nothing is below this frame, whatever its CFA.
@@ -195,7 +207,7 @@ ClassifiedRow classify_frame(Dwarf_Frame* frame, bool signal_frame) {
   if (!at_cfa_plus(ra_ops, ra_n, &ra_offset) || ra_offset != -8) {
     return unsupported(UnsupportedReason::kReturnAddressRule);
   }
-  if (!cfa_defined) return unsupported(UnsupportedReason::kCfaUndefined);
+  if (!rules.cfa_defined) return unsupported(UnsupportedReason::kCfaUndefined);
   const Cfa cfa = classify_cfa(cfa_ops, cfa_n);
   if (cfa.kind == CfaKind::kUnsupported) return unsupported(cfa.reason);
   if (cfa.offset < std::numeric_limits<int16_t>::min() || cfa.offset > std::numeric_limits<int16_t>::max()) {

@@ -35,6 +35,23 @@ struct ClassifiedRow {
   UnsupportedReason reason = UnsupportedReason::kCount;
 };
 
+// One row's rules as DWARF operations, in the shapes dwarf_frame_cfa and dwarf_frame_register give
+// them (see cfi_expr.cpp): the CFA, the return address and rbp. A rule with no operations is
+// "same value" when its pointer is null and "undefined" otherwise.
+struct FrameRules {
+  const Dwarf_Op* cfa = nullptr;
+  size_t cfa_n = 0;
+  bool cfa_defined = false;
+  const Dwarf_Op* ra = nullptr;
+  size_t ra_n = 0;
+  const Dwarf_Op* fp = nullptr;
+  size_t fp_n = 0;
+  bool signal_frame = false;  // the CIE's 'S' augmentation
+};
+
+// The rule of RULES.
+ClassifiedRow classify_rules(const FrameRules& rules);
+
 // The rule of FRAME (a row from dwarf_cfi_addrframe); SIGNAL_FRAME is dwarf_frame_info's flag.
 ClassifiedRow classify_frame(Dwarf_Frame* frame, bool signal_frame);
 

@@ -11,9 +11,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "base/clock.hpp"
+#include "native/cfi_program.hpp"
 #include "native/eh_frame_hdr.hpp"
 
 namespace jvmkit::native {
@@ -214,13 +216,52 @@ CompiledCfi failure(CfiError error, std::string detail) {
   return out;
 }
 
-// The FDE starts to compile (sorted) and the CFI they index, or why there are none.
+// The rows of the FDE at FDE_VADDR through the fast path (cfi_program.hpp), or false with ROWS
+// untouched when that FDE is libdw's to compile. SCRATCH is reused from FDE to FDE.
+bool compile_fde_program(EhFramePrograms* programs, uint64_t fde_vaddr, uint64_t start, uint64_t limit,
+                         RowBuilder* rows, std::vector<ProgramRow>* scratch) {
+  scratch->clear();
+  uint64_t end = 0;
+  if (programs == nullptr || fde_vaddr == 0 || !programs->rows(fde_vaddr, start, limit, scratch, &end)) return false;
+  for (const ProgramRow& row : *scratch) rows->add(row.start, row.classified);
+  if (end < limit) rows->add_no_info(end);
+  return true;
+}
+
+// The FDE starts to compile (sorted, distinct) and the CFI they index, or why there are none.
 struct CfiInput {
   CfiError error = CfiError::kNone;
   std::string why;
   std::vector<uint64_t> starts;
+  // .eh_frame only: where each start's FDE lies, 0 where two FDEs share a start (libdw's search
+  // decides which one holds there, so libdw compiles it).
+  std::vector<uint64_t> fde_vaddrs;
+  uint64_t eh_frame_vaddr = 0;
   bool debug_frame = false;
 };
+
+// Keeps one of each start of INPUT, and forgets the FDE of starts that several FDEs share.
+void keep_distinct_starts(CfiInput* input) {
+  std::vector<uint64_t>& starts = input->starts;
+  std::vector<uint64_t>& fdes = input->fde_vaddrs;
+  if (fdes.size() != starts.size()) {
+    starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+    fdes.clear();
+    return;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < starts.size(); i++) {
+    if (kept > 0 && starts[kept - 1] == starts[i]) {
+      fdes[kept - 1] = 0;
+      continue;
+    }
+    starts[kept] = starts[i];
+    fdes[kept] = fdes[i];
+    kept++;
+  }
+  starts.resize(kept);
+  fdes.resize(kept);
+}
 
 CfiInput open_cfi(Elf* elf, CfiSource* source) {
   CfiInput input;
@@ -247,6 +288,8 @@ CfiInput open_cfi(Elf* elf, CfiSource* source) {
     input.why = dwarf_errmsg(-1);
   }
   input.starts = std::move(hdr.fde_starts);
+  input.fde_vaddrs = std::move(hdr.fde_vaddrs);
+  input.eh_frame_vaddr = hdr.eh_frame_vaddr;
   return input;
 }
 
@@ -274,14 +317,19 @@ const char* to_string(CfiError error) noexcept {
   return "?";
 }
 
-CompiledCfi compile_cfi(Elf* elf) {
+CompiledCfi compile_cfi(Elf* elf, CfiPrograms programs) {
   const int64_t begin = monotonic_ns();
   CfiSource source;
   CfiInput input = open_cfi(elf, &source);
   if (input.error != CfiError::kNone) return failure(input.error, input.why);
-  std::vector<uint64_t>& starts = input.starts;
-  starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
+  keep_distinct_starts(&input);
+  const std::vector<uint64_t>& starts = input.starts;
   if (!starts.empty() && starts.back() >= kRowLimit) return failure(CfiError::kAddressRange, "FDE above 4 GiB");
+
+  std::optional<EhFramePrograms> fast;
+  if (programs == CfiPrograms::kFastPath && !input.fde_vaddrs.empty()) fast.emplace(elf, input.eh_frame_vaddr);
+  EhFramePrograms* fast_path = fast.has_value() && fast->usable() ? &*fast : nullptr;
+  std::vector<ProgramRow> scratch;
 
   CompiledCfi out;
   out.stats.debug_frame = input.debug_frame;
@@ -290,6 +338,9 @@ CompiledCfi compile_cfi(Elf* elf) {
   for (size_t i = 0; i < starts.size(); i++) {
     // The last FDE's limit: where no row can start any more.
     const uint64_t limit = i + 1 < starts.size() ? starts[i + 1] : kRowLimit;
+    const uint64_t fde_vaddr = fast_path != nullptr ? input.fde_vaddrs[i] : 0;
+    if (compile_fde_program(fast_path, fde_vaddr, starts[i], limit, &rows, &scratch)) continue;
+    out.stats.libdw_fdes++;
     compile_fde(source.cfi(), starts[i], limit, &rows, &out.stats);
   }
   out.rows = rows.take();

@@ -1,8 +1,9 @@
 // The unwind-table compiler: one ELF object's DWARF CFI, as elfutils' libdw understands it,
 // becomes the sorted UnwindRows the signal side searches (unwind_table.hpp).
 //
-// For each FDE of the object's .eh_frame_hdr table, libdw gives the rows of its program
-// (dwarf_cfi_addrframe, dwarf_frame_info) and each row's rules (dwarf_frame_cfa,
+// For each FDE of the object's .eh_frame_hdr table, the rows of its program come from one pass
+// over it (cfi_program.hpp) when it is of the common shapes, and otherwise from libdw
+// (dwarf_cfi_addrframe, dwarf_frame_info, and each row's rules from dwarf_frame_cfa and
 // dwarf_frame_register); cfi_expr.cpp turns the rules into one UnwindRow, or an unsupported row.
 // Adjacent rows with the same rule are merged, and a kNoInfo row marks every FDE end that no other
 // FDE follows at once, so that a PC in a gap never inherits the rule of the code before it.
@@ -31,6 +32,7 @@ namespace jvmkit::native {
 // What one compilation found, for reports and tests.
 struct CfiStats {
   uint32_t fdes = 0;                                   // distinct FDE starts
+  uint32_t libdw_fdes = 0;                             // of those, compiled row by row through libdw
   uint32_t empty_fdes = 0;                             // FDEs libdw finds no row in (zero length)
   uint32_t overlapping_fdes = 0;                       // FDEs whose range runs past the next FDE's start
   uint32_t libdw_rows = 0;                             // rows as libdw gives them, before merging
@@ -93,10 +95,15 @@ class ElfImage {
   ElfHandle elf_;
 };
 
+// How FDE programs are compiled: kFastPath runs the common ones in one pass (cfi_program.hpp) and
+// the rest through libdw; kLibdwOnly asks libdw for every row (the reference the tests compare
+// the fast path with).
+enum class CfiPrograms : uint8_t { kFastPath, kLibdwOnly };
+
 // Compiles the CFI of ELF into rows. Uses .eh_frame (what the loader and libgcc's unwinder use)
 // through its .eh_frame_hdr table; .debug_frame only when the object has no .eh_frame at all.
 // Does not check which build ELF is.
-CompiledCfi compile_cfi(Elf* elf);
+CompiledCfi compile_cfi(Elf* elf, CfiPrograms programs = CfiPrograms::kFastPath);
 
 // Opens PATH and compiles its CFI if its build-id equals EXPECTED_BUILD_ID (the one the image in
 // memory carries; see loaded_objects.hpp); else kBuildIdMismatch or kNoBuildId.

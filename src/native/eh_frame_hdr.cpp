@@ -52,17 +52,21 @@ EhFrameHdrStatus decode(const uint8_t* data, size_t size, uint64_t vaddr, EhFram
   const uint64_t eh_frame_vaddr = vaddr + 4 + static_cast<int64_t>(sdata4(data + 4));
   const uint64_t count = udata4(data + 8);
   if (count > (size - kHeaderSize) / kEntrySize) return EhFrameHdrStatus::kTruncated;
-  std::vector<uint64_t> starts;
+  std::vector<uint64_t> starts, fdes;
   starts.reserve(count);
+  fdes.reserve(count);
   for (uint64_t i = 0; i < count; i++) {
     // datarel: relative to the start of .eh_frame_hdr.
-    const uint64_t start = vaddr + static_cast<int64_t>(sdata4(data + kHeaderSize + i * kEntrySize));
+    const uint8_t* entry = data + kHeaderSize + i * kEntrySize;
+    const uint64_t start = vaddr + static_cast<int64_t>(sdata4(entry));
     if (!starts.empty() && start < starts.back()) return EhFrameHdrStatus::kUnsorted;
     starts.push_back(start);
+    fdes.push_back(vaddr + static_cast<int64_t>(sdata4(entry + 4)));
   }
   out->vaddr = vaddr;
   out->eh_frame_vaddr = eh_frame_vaddr;
   out->fde_starts = std::move(starts);
+  out->fde_vaddrs = std::move(fdes);
   return EhFrameHdrStatus::kOk;
 }
 

@@ -36,6 +36,8 @@ struct EhFrameHdr {
   uint64_t eh_frame_vaddr = 0;  // where .eh_frame begins
   // The FDEs' initial locations (ELF vaddrs) in the table's order: ascending; equal starts kept.
   std::vector<uint64_t> fde_starts;
+  // Where each of those FDEs lies (ELF vaddrs, in .eh_frame), in the same order.
+  std::vector<uint64_t> fde_vaddrs;
 };
 
 // Reads the table of ELF (opened for reading by the caller). On kOk fills OUT; on any other

@@ -161,16 +161,17 @@ std::string describe(const std::string& name, const CfiStats& stats, const ByteS
                      const Agreement& agreement) {
   const auto percent = [](double part, double whole) { return whole > 0 ? 100.0 * part / whole : 0.0; };
   char line[512];
-  std::snprintf(line, sizeof(line),
-                "%-22s FDEs %6u  libdw rows %7u  rows %7u (%5.1f KiB)  %7.1f ms  unsupported rows %5u (%.3f%%), "
-                "code %.3f%%  rbp unknown code %.3f%%  no-CFI code %.2f%%  | PCs %" PRIu64
-                ": unsupported %.3f%%, "
-                "disagreements %" PRIu64,
-                name.c_str(), stats.fdes, stats.libdw_rows, stats.rows, stats.bytes / 1024.0, stats.compile_ns / 1e6,
-                stats.unsupported_rows, percent(stats.unsupported_rows, stats.rows),
-                percent(shares.unsupported, shares.covered), percent(shares.rbp_unknown, shares.covered),
-                percent(shares.text - shares.covered, shares.text), agreement.pcs,
-                percent(agreement.unsupported, agreement.pcs), agreement.disagreements);
+  std::snprintf(
+      line, sizeof(line),
+      "%-22s FDEs %6u (libdw %u)  libdw rows %7u  rows %7u (%5.1f KiB)  %7.1f ms  unsupported rows %5u (%.3f%%), "
+      "code %.3f%%  rbp unknown code %.3f%%  no-CFI code %.2f%%  | PCs %" PRIu64
+      ": unsupported %.3f%%, "
+      "disagreements %" PRIu64,
+      name.c_str(), stats.fdes, stats.libdw_fdes, stats.libdw_rows, stats.rows, stats.bytes / 1024.0,
+      stats.compile_ns / 1e6, stats.unsupported_rows, percent(stats.unsupported_rows, stats.rows),
+      percent(shares.unsupported, shares.covered), percent(shares.rbp_unknown, shares.covered),
+      percent(shares.text - shares.covered, shares.text), agreement.pcs, percent(agreement.unsupported, agreement.pcs),
+      agreement.disagreements);
   std::string out = line;
   std::string reasons;
   for (int i = 0; i < kUnsupportedReasonCount; i++) {
