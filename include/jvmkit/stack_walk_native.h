@@ -132,7 +132,9 @@ JVMKIT_WALK_EXPORT jvmtiError JvmkitRequestStackTraceNative(jvmtiEnv* env, jthre
 typedef struct {
   jint tid;             /* the kernel's thread id */
   jboolean java_thread; /* JNI_FALSE for HotSpot's own threads without a java.lang.Thread */
-  char name[16];        /* the kernel's name of the thread (/proc/self/task/<tid>/comm), at delivery */
+  /* the kernel's name of the thread (/proc/self/task/<tid>/comm), read at delivery at most once
+   * a second per thread: a rename shows within a second */
+  char name[16];
 } jvmkitTraceThread;
 
 /* Inside any callback of a JvmkitRequestStackTraceNative request, on the thread that runs it:

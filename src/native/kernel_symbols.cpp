@@ -1,11 +1,12 @@
 #include "native/kernel_symbols.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 namespace jvmkit::native {
 namespace {
@@ -34,15 +35,27 @@ bool parse_line(std::string_view line, Line* out) {
 }  // namespace
 
 KernelSymbols KernelSymbols::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) {
+  // Whole, with large reads: /proc/kallsyms is generated as it is read (about 130,000 lines,
+  // 6 MB), and a stream's small reads and copies cost more than the kernel's formatting.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     KernelSymbols none;
     none.error_ = path + ": " + std::strerror(errno);
     return none;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse(text.str());
+  constexpr size_t kChunk = size_t{1} << 20;
+  std::string text;
+  size_t used = 0;
+  for (;;) {
+    if (text.size() < used + kChunk) text.resize(used + kChunk);
+    const ssize_t n = ::read(fd, text.data() + used, kChunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    used += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  text.resize(used);
+  return parse(text);
 }
 
 KernelSymbols KernelSymbols::parse(std::string_view text) {
@@ -67,7 +80,11 @@ KernelSymbols KernelSymbols::parse(std::string_view text) {
     return out;
   }
   // Stable: of several names at one address, the first listed wins (kallsyms lists aliases after).
-  std::stable_sort(symbols.begin(), symbols.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  // The core kernel's symbols come sorted; the modules' follow, each in its own order.
+  const auto by_address = [](const auto& a, const auto& b) { return a.first < b.first; };
+  if (!std::is_sorted(symbols.begin(), symbols.end(), by_address)) {
+    std::stable_sort(symbols.begin(), symbols.end(), by_address);
+  }
   out.starts_.reserve(symbols.size());
   for (const auto& [address, name] : symbols) {
     if (!out.starts_.empty() && out.starts_.back().start == address) continue;

@@ -4,10 +4,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unordered_map>
 
+#include "base/clock.hpp"
 #include "stack_walk/native/native_counters.hpp"
 #include "stack_walk/signal/capture.hpp"
 
@@ -247,20 +250,50 @@ bool NativeDelivery::emit_top(const Request& request, bool java_walked) {
 
 void set_current_trace_thread(const TraceThread* thread) noexcept { t_trace_thread = thread; }
 
+namespace {
+
+// The kernel's name of thread TID, read from /proc at most once a second per thread: a profiler
+// asks at every trace (an open, read and close of /proc each time cost a 1-kHz profile about 15 ms
+// of CPU per second of samples), and a rename, or a new thread that reuses an ended one's tid,
+// shows within that second. Per delivering thread, so without a lock.
+const std::array<char, 16>& thread_name(pid_t tid) {
+  struct Cached {
+    std::array<char, 16> name{};
+    int64_t read_ns = 0;
+  };
+  constexpr int64_t kRefreshNs = 1'000'000'000;
+  constexpr size_t kMaxThreads = 4096;  // past this many, start over rather than grow without bound
+  thread_local std::unordered_map<pid_t, Cached> cache;
+  const int64_t now = monotonic_ns();
+  auto found = cache.find(tid);
+  if (found != cache.end() && now - found->second.read_ns < kRefreshNs) return found->second.name;
+  if (found == cache.end()) {
+    if (cache.size() >= kMaxThreads) cache.clear();
+    found = cache.emplace(tid, Cached{}).first;
+  }
+  Cached& entry = found->second;
+  entry.name.fill('\0');
+  entry.read_ns = now;
+  char path[64];
+  std::snprintf(path, sizeof(path), "/proc/self/task/%d/comm", static_cast<int>(tid));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    const ssize_t n = read(fd, entry.name.data(), entry.name.size() - 1);
+    close(fd);
+    if (n > 0 && entry.name[n - 1] == '\n') entry.name[n - 1] = '\0';
+  }
+  return entry.name;
+}
+
+}  // namespace
+
 jvmtiError current_trace_thread(jvmkitTraceThread* out) noexcept {
   if (out == nullptr) return JVMTI_ERROR_NULL_POINTER;
   if (t_trace_thread == nullptr) return JVMTI_ERROR_NOT_AVAILABLE;
   std::memset(out, 0, sizeof(*out));
   out->tid = t_trace_thread->tid;
   out->java_thread = t_trace_thread->java_thread ? JNI_TRUE : JNI_FALSE;
-  char path[64];
-  std::snprintf(path, sizeof(path), "/proc/self/task/%d/comm", static_cast<int>(t_trace_thread->tid));
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    const ssize_t n = read(fd, out->name, sizeof(out->name) - 1);
-    close(fd);
-    if (n > 0 && out->name[n - 1] == '\n') out->name[n - 1] = '\0';
-  }
+  std::memcpy(out->name, thread_name(t_trace_thread->tid).data(), sizeof(out->name));
   return JVMTI_ERROR_NONE;
 }
 
