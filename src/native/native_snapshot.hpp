@@ -57,6 +57,10 @@ class NativeSnapshot {
   JVMKIT_SIGNAL_SAFE const std::vector<UnwindModule>& modules() const noexcept { return modules_; }
   const std::vector<std::shared_ptr<const PreparedObject>>& objects() const noexcept { return objects_; }
   const PreparedObject& object_of(const UnwindModule& module) const noexcept { return *objects_[module.object]; }
+  // The same, shared: for a cache that must tell whether the object it saw is still this one.
+  std::shared_ptr<const PreparedObject> object_pointer(const UnwindModule& module) const {
+    return objects_[module.object];
+  }
 
  private:
   std::vector<std::shared_ptr<const PreparedObject>> objects_;

@@ -166,13 +166,20 @@ bool CodeMap::has_interpreter() const {
 }
 
 void CodeMap::publish_locked() {
+  // Both maps are sorted by start already: a merge, not a sort (this runs at every compiled
+  // method's load and unload, thousands of times while the JIT warms up).
+  const auto order = [](const CodeRange& a, const CodeRange& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  };
   std::vector<CodeRange> all;
   all.reserve(blobs_.size() + nmethods_.size());
-  for (const auto& [start, r] : blobs_) all.push_back(r);
-  for (const auto& [start, r] : nmethods_) all.push_back(r);
-  std::sort(all.begin(), all.end(), [](const CodeRange& a, const CodeRange& b) {
-    return a.start != b.start ? a.start < b.start : a.end > b.end;
-  });
+  auto blob = blobs_.begin();
+  auto nmethod = nmethods_.begin();
+  while (blob != blobs_.end() || nmethod != nmethods_.end()) {
+    const bool take_blob =
+        nmethod == nmethods_.end() || (blob != blobs_.end() && !order(nmethod->second, blob->second));
+    all.push_back(take_blob ? (blob++)->second : (nmethod++)->second);
+  }
   // Nearest enclosing earlier entry, with a stack of open ranges (properly nested or disjoint;
   // a partial overlap simply closes the earlier range).
   std::vector<int32_t> open;

@@ -87,8 +87,12 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
   frame.pc = static_cast<jlong>(pc);
   frame.flags = exact ? JVMKIT_NATIVE_FRAME_SIGNAL : JVMKIT_NATIVE_FRAME_CALLER;
   // A return address belongs to the call before it (which may end its function).
-  const native::RowLookup found = tables != nullptr ? tables->lookup(exact ? pc : pc - 1) : native::RowLookup{};
-  if (found.module == nullptr) {
+  // Only the object matters here, not the row.
+  const native::UnwindModule* module =
+      tables != nullptr ? native::find_module(tables->modules().data(), static_cast<uint32_t>(tables->modules().size()),
+                                              exact ? pc : pc - 1)
+                        : nullptr;
+  if (module == nullptr) {
     // A stub of HotSpot's (the call stub of an entry frame, one a thread without Java frames
     // stopped in), or code of nothing known.
     const char* stub = code_cache_name(pc);
@@ -97,7 +101,12 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
     if (stub != nullptr && stub[0] != '\0') frame.symbol = stub;
     return frame;
   }
-  const native::PreparedObject& object = tables->object_of(*found.module);
+  const native::PreparedObject& object = tables->object_of(*module);
+  // Most frames recur (a profile's hot paths): the description of a PC holds while the object
+  // that held it is still loaded. The cache does not keep the object: while the object lives its
+  // address is not reused, and once it is gone lock() says so.
+  auto cached = frames_.find(recorded);
+  if (cached != frames_.end() && cached->second.object.lock().get() == &object) return cached->second.frame;
   if (is_jvm_library(object.path)) frame.kind = JVMKIT_FRAME_JVM;
   frame.library = keep(object.path);
   frame.library_offset = static_cast<jlong>(pc - object.bias);
@@ -105,8 +114,10 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
   // without CFI is no part of the function before it), unless a symbol holds the PC (name() below).
   // Rows hold 32-bit offsets: preparation refused objects with code 4 GiB or more above the bias.
   frame.function_offset = native::covering_function_start(
-      *found.module, static_cast<uint32_t>(static_cast<uint64_t>(frame.library_offset) - (exact ? 0 : 1)));
+      *module, static_cast<uint32_t>(static_cast<uint64_t>(frame.library_offset) - (exact ? 0 : 1)));
   name(object, !exact, &frame);
+  if (frames_.size() >= kCachedFrames) frames_.clear();  // a bound, not an eviction policy
+  frames_[recorded] = CachedFrame{tables->object_pointer(*module), frame};
   return frame;
 }
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "native/kernel_symbols.hpp"
@@ -35,6 +36,7 @@ class NativeDelivery {
     last_key_ = nullptr;
     last_symbols_ = nullptr;
     kernel_.reset();
+    frames_.clear();
   }
 
   // The frames above the Java frames: the kernel PCs, the captured run, and a marker when the run
@@ -87,6 +89,13 @@ class NativeDelivery {
   const std::pair<std::string, uintptr_t>* last_key_ = nullptr;
   const native::SymbolIndex* last_symbols_ = nullptr;
   std::unique_ptr<native::KernelSymbols> kernel_;
+  // describe()'s answers by recorded PC, each with the object that held it.
+  struct CachedFrame {
+    std::weak_ptr<const native::PreparedObject> object;
+    jvmkitNativeFrame frame;
+  };
+  static constexpr size_t kCachedFrames = 1 << 16;
+  std::unordered_map<uintptr_t, CachedFrame> frames_;
 };
 
 // JvmkitCurrentTraceThread's answer while the callbacks of a native request run on this thread.
