@@ -31,32 +31,12 @@ class Reader {
     *value = out;
     return true;
   }
-  bool uleb(uint64_t* value) {
-    uint64_t out = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      uint8_t byte;
-      if (!u8(&byte)) return false;
-      out |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) {
-        *value = out;
-        return true;
-      }
-    }
-    return false;  // longer than 64 bits: not something a compiler writes
-  }
+  bool uleb(uint64_t* value) { return leb128(value, false); }
   bool sleb(int64_t* value) {
-    uint64_t out = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-      uint8_t byte;
-      if (!u8(&byte)) return false;
-      out |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) {
-        if (shift + 7 < 64 && (byte & 0x40) != 0) out |= ~uint64_t{0} << (shift + 7);
-        *value = static_cast<int64_t>(out);
-        return true;
-      }
-    }
-    return false;
+    uint64_t bits;
+    if (!leb128(&bits, true)) return false;
+    *value = static_cast<int64_t>(bits);
+    return true;
   }
   bool skip(uint64_t size) {
     if (static_cast<uint64_t>(end_ - at_) < size) return false;
@@ -65,6 +45,23 @@ class Reader {
   }
 
  private:
+  // LEB128, sign-extended from its last byte's bit 6 when IS_SIGNED. Longer than 64 bits: false
+  // (not something a compiler writes).
+  bool leb128(uint64_t* value, bool is_signed) {
+    uint64_t out = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      uint8_t byte;
+      if (!u8(&byte)) return false;
+      out |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if ((byte & 0x80) == 0) {
+        if (is_signed && shift + 7 < 64 && (byte & 0x40) != 0) out |= ~uint64_t{0} << (shift + 7);
+        *value = out;
+        return true;
+      }
+    }
+    return false;
+  }
+
   const uint8_t* at_;
   const uint8_t* end_;
 };

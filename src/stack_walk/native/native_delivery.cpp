@@ -264,9 +264,9 @@ void set_current_trace_thread(const TraceThread* thread) noexcept { t_trace_thre
 namespace {
 
 // The kernel's name of thread TID, read from /proc at most once a second per thread: a profiler
-// asks at every trace (an open, read and close of /proc each time cost a 1-kHz profile about 15 ms
-// of CPU per second of samples), and a rename, or a new thread that reuses an ended one's tid,
-// shows within that second. Per delivering thread, so without a lock.
+// asks at every trace (an open, a read and a close of /proc each time cost a 3-s profile at 1 kHz
+// 15-20 ms of CPU), and a rename, or a new thread that reuses an ended one's tid, shows within
+// that second. Per delivering thread, so without a lock.
 const std::array<char, 16>& thread_name(pid_t tid) {
   struct Cached {
     std::array<char, 16> name{};
