@@ -127,6 +127,8 @@ JVMKIT_WALK_EXPORT const char* JvmkitRecoveryKindName(jvmkitRecoveryKind kind) {
       return "signal_frame";
     case JVMKIT_RECOVERY_NMETHOD_INTRINSIC:
       return "nmethod_intrinsic";
+    case JVMKIT_RECOVERY_INTERPRETER_ENTRY:
+      return "interpreter_entry";
     default:
       return "unknown";
   }

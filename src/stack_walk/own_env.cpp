@@ -11,6 +11,7 @@
 #include "stack_walk/library.hpp"
 #include "stack_walk/signal/capture.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/interpreter_entry.hpp"
 
 namespace jvmkit::walk {
 
@@ -93,6 +94,9 @@ void JNICALL OnCompiledMethodUnload(jvmtiEnv*, jmethodID method, const void* cod
 void JNICALL OnDynamicCodeGenerated(jvmtiEnv*, const char* name, const void* address, jint length) {
   // The interpreter, named stubs (StubRoutines::dlog, vtable/itable stubs...) and other blobs.
   Library::instance().code_map().add_blob(name, reinterpret_cast<uintptr_t>(address), static_cast<size_t>(length));
+  // Reported once its code is generated: its method entries can be read now (an Enable in
+  // Agent_OnLoad found none).
+  if (name != nullptr && std::strcmp(name, "Interpreter") == 0) learn_interpreter_entries();
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "hotspot/vm_structs.hpp"
 #include "stack_walk/signal/capture.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
+#include "stack_walk/signal/x64/interpreter_entry.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
 #include "stack_walk/vm_probe.hpp"
 
@@ -107,6 +108,7 @@ void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::uniqu
   code_map_.clear();
   delivery_thread_.reset();
   learn_native_text();
+  learn_interpreter_entries();
   hotspot::learn_method_layout();
   CaptureState& state = capture_state();
   state.vm.store(vm, std::memory_order_release);

@@ -2,8 +2,9 @@
 //
 // May call: atomics, ASGCT, CodeSnapshot::find (a binary search over an immutable snapshot held
 // through a SnapshotCell reader), JavaThreadLayout::last_java_frame (three loads from the current
-// thread's own JavaThread, through the layout checked at Enable), and plain loads from memory
-// that is known to be mapped:
+// thread's own JavaThread, through the layout checked at Enable), the interpreter entries learnt
+// at Enable and MethodLayout::method_id of the Method* an entry holds in rbx
+// (interpreter_entry.hpp), and plain loads from memory that is known to be mapped:
 //   - the interrupted thread's stack between its SP and the lower of SP + kMaxStackReach and the
 //     stack's top (HotSpot's JavaThread::_stack_base, read through the layout checked at Enable,
 //     see hotspot/java_thread.hpp). The signal frame was pushed below SP on this same stack, so all
@@ -33,10 +34,13 @@
 #include "base/debug_check.hpp"
 #include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
+#include "hotspot/method_layout.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/interpreter_entry.hpp"
 #include "stack_walk/signal/x64/leaf_call.hpp"
 #include "stack_walk/signal/x64/native_text.hpp"
+#include "stack_walk/signal/x64/recovery_candidates.hpp"
 
 namespace jvmkit::walk {
 
@@ -61,62 +65,6 @@ constexpr uintptr_t kMaxStackReach = 16 * 1024;
 constexpr int kMaxSteps = 12;
 constexpr int kMaxRetries = 4;
 
-// Where a caller's return address may be: [sp] (kEntry), [sp + 8] after "push rbp" (kPushed),
-// [rbp + 8] in an rbp frame (kFrame), or [sp + N] / [sp + N + 8] once a prologue's "sub rsp, N"
-// has run but rbp is not yet saved (kSubbed: C2 stores rbp with a mov after the sub; kSubbedPushed:
-// C1 pushes rbp before the sub), or, in a compiled frame that is complete (kComplete), at
-// [sp + N] (C2) or [sp + N + 8] (C1), with the caller's rbp saved just below it.
-enum class CandidateKind { kEntry, kPushed, kFrame, kSubbed, kSubbedPushed, kComplete };
-struct Candidate {
-  CandidateKind kind;
-  uintptr_t frame_size;  // kSubbed*: N
-};
-
-// The caller's registers for candidate C, if its slots lie in BOUNDS and the stack grows
-// strictly towards the caller.
-JVMKIT_SIGNAL_SAFE bool caller_regs(const StackBounds& b, const Regs& cur, Candidate c, Regs* out) noexcept {
-  uintptr_t slot = 0;
-  switch (c.kind) {
-    case CandidateKind::kSubbed:
-      slot = cur.sp + c.frame_size;
-      out->sp = slot + 8;
-      out->fp = cur.fp;
-      break;
-    case CandidateKind::kSubbedPushed:
-      if (!b.holds(cur.sp + c.frame_size)) return false;
-      slot = cur.sp + c.frame_size + 8;
-      out->sp = slot + 8;
-      out->fp = load_word(cur.sp + c.frame_size);
-      break;
-    case CandidateKind::kComplete:
-      slot = cur.sp + c.frame_size;
-      if (!b.holds(slot - 8)) return false;
-      out->sp = slot + 8;
-      out->fp = load_word(slot - 8);
-      break;
-    case CandidateKind::kEntry:
-      slot = cur.sp;
-      out->sp = cur.sp + 8;
-      out->fp = cur.fp;
-      break;
-    case CandidateKind::kPushed:
-      if (!b.holds(cur.sp)) return false;
-      slot = cur.sp + 8;
-      out->sp = cur.sp + 16;
-      out->fp = load_word(cur.sp);  // the caller's rbp, just pushed
-      break;
-    case CandidateKind::kFrame:
-      if (cur.fp < cur.sp || !b.holds(cur.fp)) return false;
-      slot = cur.fp + 8;
-      out->sp = cur.fp + 16;
-      out->fp = load_word(cur.fp);
-      break;
-  }
-  if (!b.holds(slot) || out->sp <= cur.sp) return false;
-  out->pc = load_word(slot);
-  return true;
-}
-
 JVMKIT_SIGNAL_SAFE jint run_asgct(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext,
                                   hotspot::AsgctFrame* frames, jint depth) noexcept {
   hotspot::AsgctTrace trace{jni, 0, frames};
@@ -140,100 +88,6 @@ JVMKIT_SIGNAL_SAFE jint retry_from(hotspot::AsgctFunction asgct, JNIEnv* jni, co
   std::memcpy(&copy, original, sizeof(copy));
   set_regs(&copy, Regs{how == RetryPc::kReturnAddress ? caller.pc - 1 : caller.pc, caller.sp, caller.fp});
   return run_asgct(asgct, jni, &copy, frames, depth);
-}
-
-// Candidates for a PC in an nmethod whose frame ASGCT could not describe. With the prologue known
-// (CodeRange::prologue_*), the PC says exactly where the frame stands; otherwise try the likely
-// ones (validation and ASGCT decide).
-JVMKIT_SIGNAL_SAFE int nmethod_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcept {
-  int n = 0;
-  if (r.frame_size == 0) {
-    out[n++] = {CandidateKind::kEntry, 0};
-    out[n++] = {CandidateKind::kPushed, 0};
-    if (uintptr_t size = prologue_frame_size(r, pc)) {
-      out[n++] = {CandidateKind::kSubbed, size};
-      out[n++] = {CandidateKind::kSubbedPushed, size};
-    }
-    return n;
-  }
-  const uintptr_t off = pc - r.start;
-  if (off <= r.prologue_begin) {
-    out[n++] = {CandidateKind::kEntry, 0};  // nothing of the frame exists yet
-  } else if (off < r.prologue_end) {
-    // C1: "push rbp" done, "sub" not yet. C2: "sub rsp, N" done, rbp not saved yet.
-    out[n++] = r.pushes_rbp ? Candidate{CandidateKind::kPushed, 0} : Candidate{CandidateKind::kSubbed, r.frame_size};
-  } else if (at_epilogue_pop(r, pc)) {
-    out[n++] = {CandidateKind::kPushed, 0};
-  } else if (after_epilogue(r, pc)) {
-    out[n++] = {CandidateKind::kEntry, 0};
-  } else {
-    // The frame is built, but ASGCT still refused the PC: HotSpot counts the nmethod entry barrier
-    // that follows the prologue (JDK 21+: "cmp [r15 + disarmed], imm; jne") as part of it.
-    out[n++] = {CandidateKind::kComplete, r.frame_size + (r.pushes_rbp ? 8u : 0u)};
-  }
-  return n;
-}
-
-// The candidates for a frame at CUR in RANGE (nullptr: native code), most likely first.
-JVMKIT_SIGNAL_SAFE int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidate* out) noexcept {
-  int n = 0;
-  if (range == nullptr) {
-    // Native code (HotSpot's runtime is built with frame pointers): follow rbp; at a function's
-    // first instruction (e.g. a signal handler just entered) the return address is at [sp].
-    out[n++] = {CandidateKind::kFrame, 0};
-    out[n++] = {CandidateKind::kEntry, 0};
-  } else if (range->kind == CodeKind::kNMethod) {
-    n = nmethod_candidates(*range, cur.pc, out);
-  } else if (range->vtable_stub) {
-    out[n++] = {CandidateKind::kEntry, 0};
-  } else if (!first) {
-    // A stub that called further down: its frame is complete.
-    out[n++] = {CandidateKind::kFrame, 0};
-  } else {
-    const uint8_t op = *reinterpret_cast<const uint8_t*>(cur.pc);
-    const bool at_edge = cur.pc == range->start || op == 0x55 /* push rbp */ || op == 0xC3 /* ret */;
-    const bool after_push = cur.pc > range->start && reinterpret_cast<const uint8_t*>(cur.pc)[-1] == 0x55;
-    if (at_edge) out[n++] = {CandidateKind::kEntry, 0};
-    if (after_push) out[n++] = {CandidateKind::kPushed, 0};
-    // rbp is this stub's frame only if the stub makes one, first thing ("push rbp; mov rbp, rsp",
-    // HotSpot's enter()), and only once it has. Many stubs keep no frame (C1's runtime stubs,
-    // adapters), and rbp still holds an old value that can point at a stale copy of frames that
-    // have returned: a wrong trace.
-    const uintptr_t frame_made = frame_made_at(*range);
-    if (frame_made != 0 && cur.pc >= range->start + frame_made) out[n++] = {CandidateKind::kFrame, 0};
-    if (!at_edge) out[n++] = {CandidateKind::kEntry, 0};
-  }
-  return n;
-}
-
-// True when PC lies in the body of compiled method R, its frame complete: neither in the prologue
-// nor in an epilogue.
-JVMKIT_SIGNAL_SAFE bool in_nmethod_body(const CodeRange* r, uintptr_t pc) noexcept {
-  return r != nullptr && r->kind == CodeKind::kNMethod && r->frame_size != 0 && pc - r->start >= r->prologue_end &&
-         !at_epilogue_pop(*r, pc) && !after_epilogue(*r, pc);
-}
-
-JVMKIT_SIGNAL_SAFE jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate c) noexcept {
-  if (range == nullptr) return JVMKIT_RECOVERY_NATIVE_LEAF;
-  if (range->kind == CodeKind::kNMethod) {
-    switch (c.kind) {
-      case CandidateKind::kEntry:
-        return JVMKIT_RECOVERY_NMETHOD_ENTRY;
-      case CandidateKind::kPushed:
-        return JVMKIT_RECOVERY_NMETHOD_PUSHED;
-      default:
-        return JVMKIT_RECOVERY_NMETHOD_PROLOGUE;
-    }
-  }
-  if (range->vtable_stub) return JVMKIT_RECOVERY_VTABLE_STUB;
-  switch (c.kind) {
-    case CandidateKind::kEntry:
-      return JVMKIT_RECOVERY_STUB_ENTRY;
-    case CandidateKind::kPushed:
-      return JVMKIT_RECOVERY_STUB_PUSHED;
-    default:
-      return JVMKIT_RECOVERY_STUB_FRAME;
-  }
 }
 
 // One capture: what ASGCT is run with, the interrupted registers, the code snapshot and where the
@@ -356,10 +210,6 @@ JVMKIT_SIGNAL_SAFE bool should_recover(const Capture& c, jint result) noexcept {
     rc.unrecovered[JVMKIT_UNRECOVERED_NO_STACK_BOUNDS].fetch_add(1, std::memory_order_relaxed);
     return false;
   }
-  if (c.range != nullptr && c.range->kind == CodeKind::kInterpreter) {
-    rc.unrecovered[JVMKIT_UNRECOVERED_INTERPRETER].fetch_add(1, std::memory_order_relaxed);
-    return false;
-  }
   return true;
 }
 
@@ -369,6 +219,45 @@ JVMKIT_SIGNAL_SAFE bool should_recover(const Capture& c, jint result) noexcept {
 JVMKIT_SIGNAL_SAFE bool is_return_address(const CodeRange* target, const CodeRange& native, uintptr_t pc) noexcept {
   if (target != nullptr && target->kind == CodeKind::kInterpreter) return true;
   return follows_call(target != nullptr ? *target : native, pc);
+}
+
+// Step 3a. A PC in the interpreter: only a method entry that has not built its frame yet is
+// recovered (interpreter_entry.hpp). The method being entered goes first, at bci 0 (it has run no
+// bytecode; ASGCT reports the same a few instructions later) or as a native frame, and its caller
+// follows from a retry.
+JVMKIT_SIGNAL_SAFE jint recover_interpreter_entry(const Capture& c, jint result) noexcept {
+  RecoveryCounters& rc = recovery_counters();
+  const InterpreterEntries* entries = known_interpreter_entries();
+  const hotspot::MethodLayout* methods = hotspot::known_method_layout();
+  EntryCaller entry{};
+  if (entries == nullptr || methods == nullptr ||
+      !interpreter_entry_caller(*entries, entry_regs_of(c.uc), c.bounds(), &entry)) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_INTERPRETER].fetch_add(1, std::memory_order_relaxed);
+    return result;
+  }
+  const jmethodID top = methods->method_id(entry.method);
+  const CodeRange* target = c.code->find(entry.caller.pc);
+  if (top == nullptr || !is_java(target) || !is_return_address(target, *target, entry.caller.pc)) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_NO_CALLER].fetch_add(1, std::memory_order_relaxed);
+    return result;
+  }
+  c.frames[0] = hotspot::AsgctFrame{entry.native ? hotspot::kAsgctNativeBci : 0, top};
+  c.physical[0] = {nullptr, CodeKind::kInterpreter};
+  jint n = 1;
+  if (c.depth > 1) {
+    const bool interpreted = target->kind == CodeKind::kInterpreter;
+    const jint retried = c.retry(entry.caller, interpreted ? RetryPc::kExact : RetryPc::kReturnAddress, 1);
+    if (retried <= 0) {
+      rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
+      return result;
+    }
+    n += retried;
+    *c.physical_count = 1 + c.walk(entry.caller, 1, n);
+  } else {
+    *c.physical_count = 1;
+  }
+  rc.recovered[JVMKIT_RECOVERY_INTERPRETER_ENTRY].fetch_add(1, std::memory_order_relaxed);
+  return n;
 }
 
 // Step 4. Unwinds from the interrupted context to the first Java caller (through stubs, leaf
@@ -492,7 +381,9 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
     record_physical_frames(c, first);
     return first;
   }
-  return should_recover(c, first) ? recover_from_caller(c, first) : first;
+  if (!should_recover(c, first)) return first;
+  if (c.range != nullptr && c.range->kind == CodeKind::kInterpreter) return recover_interpreter_entry(c, first);
+  return recover_from_caller(c, first);
 }
 
 }  // namespace jvmkit::walk

@@ -16,6 +16,8 @@ package jvmkit.test.walk;
  *   <li>worker-stubinline: stubOuter (JIT) with stubInl inlined, copying a large array with
  *       System.arraycopy: samples taken in the arraycopy stub, a runtime stub with no Java frame
  *       of its own, where the walk starts from the stub's caller.
+ *   <li>worker-calls: callOuter calling the tiny callLeaf in a loop. Under -Xint a large part of
+ *       its time is spent in the interpreter's method entry, before callLeaf's frame exists.
  * </ul>
  *
  * With -Xint every frame is INTERPRETER. The agent's option "truth" names the expected type of
@@ -91,6 +93,18 @@ public final class TypesMain {
     return stubInl(round, length) + 1;
   }
 
+  static int callLeaf(int i) {
+    return i ^ (i >>> 3);
+  }
+
+  static long callOuter(int n) {
+    long s = 0;
+    for (int i = 0; i < n; i++) {
+      s += callLeaf(i);
+    }
+    return s;
+  }
+
   static void work(String kind, long deadline) {
     long s = 0;
     while (System.nanoTime() < deadline) {
@@ -99,6 +113,7 @@ public final class TypesMain {
         case "inline" -> s += inlOuter(2_500);
         case "natinline" -> s += natOuter(1);
         case "stubinline" -> s += stubOuter((int) s, COPY_FROM.length);
+        case "calls" -> s += callOuter(10_000);
         default -> s += nativeOuter();
       }
     }
