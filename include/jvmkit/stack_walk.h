@@ -322,28 +322,37 @@ JVMKIT_WALK_EXPORT const char* JvmkitRejectReasonName(jvmkitRejectReason reason)
 
 /* Where the return address of a recovered sample was found. */
 typedef enum {
-  JVMKIT_RECOVERY_STUB_ENTRY = 0,         /* PC in a stub, frame not set up (or torn down): at [sp] */
-  JVMKIT_RECOVERY_STUB_PUSHED = 1,        /* PC in a stub right after "push rbp": at [sp + 8] */
-  JVMKIT_RECOVERY_STUB_FRAME = 2,         /* PC in a stub with an rbp frame: at [rbp + 8] */
-  JVMKIT_RECOVERY_VTABLE_STUB = 3,        /* PC in a vtable or itable stub (frameless): at [sp] */
-  JVMKIT_RECOVERY_NMETHOD_ENTRY = 4,      /* PC in a compiled method's prologue/epilogue: at [sp] */
-  JVMKIT_RECOVERY_NMETHOD_PUSHED = 5,     /* ... after "push rbp" in the prologue: at [sp + 8] */
-  JVMKIT_RECOVERY_NATIVE_LEAF = 6,        /* PC in a leaf runtime call (e.g. a GC barrier) made from a
-                                             stub or compiled code: rbp chain up to Java code */
-  JVMKIT_RECOVERY_NMETHOD_PROLOGUE = 7,   /* ... after the prologue's "sub rsp, N", before rbp is
-                                             saved: at [sp + N] (C2) or [sp + N + 8] (C1) */
-  JVMKIT_RECOVERY_SIGNAL_FRAME = 8,       /* PC in another signal handler (e.g. JFR's sampler holding
-                                             the thread suspended): the Java context it interrupted,
-                                             read from its signal frame */
-  JVMKIT_RECOVERY_NMETHOD_INTRINSIC = 9,  /* PC in compiled code whose inline intrinsic (e.g. the
-                                            String.indexOf or compareTo code) has pushed registers:
-                                            the walk starts from the frame's real SP, a few words
-                                            above the interrupted one */
-  JVMKIT_RECOVERY_INTERPRETER_ENTRY = 10, /* PC in an interpreter method entry before the method's
-                                             frame is built: the method (from its Method*), at
-                                             bci 0, then its caller (return address at [sp], in a
-                                             register, or at [rbp + 8]) */
-  JVMKIT_RECOVERY_KIND_COUNT = 11
+  JVMKIT_RECOVERY_STUB_ENTRY = 0,            /* PC in a stub, frame not set up (or torn down): at [sp] */
+  JVMKIT_RECOVERY_STUB_PUSHED = 1,           /* PC in a stub right after "push rbp": at [sp + 8] */
+  JVMKIT_RECOVERY_STUB_FRAME = 2,            /* PC in a stub with an rbp frame: at [rbp + 8]; in a
+                                                stub built like C2's code ("sub rsp, N" first: C2's
+                                                runtime stubs), at [sp + N] */
+  JVMKIT_RECOVERY_VTABLE_STUB = 3,           /* PC in a vtable or itable stub (frameless): at [sp] */
+  JVMKIT_RECOVERY_NMETHOD_ENTRY = 4,         /* PC in a compiled method's prologue/epilogue: at [sp] */
+  JVMKIT_RECOVERY_NMETHOD_PUSHED = 5,        /* ... after "push rbp" in the prologue: at [sp + 8] */
+  JVMKIT_RECOVERY_NATIVE_LEAF = 6,           /* PC in a leaf runtime call (e.g. a GC barrier) made from a
+                                                stub or compiled code: rbp chain up to Java code */
+  JVMKIT_RECOVERY_NMETHOD_PROLOGUE = 7,      /* ... after the prologue's "sub rsp, N", before rbp is
+                                                saved: at [sp + N] (C2) or [sp + N + 8] (C1) */
+  JVMKIT_RECOVERY_SIGNAL_FRAME = 8,          /* PC in another signal handler (e.g. JFR's sampler holding
+                                                the thread suspended): the Java context it interrupted,
+                                                read from its signal frame */
+  JVMKIT_RECOVERY_NMETHOD_INTRINSIC = 9,     /* PC in compiled code whose inline intrinsic (e.g. the
+                                               String.indexOf or compareTo code) has pushed registers:
+                                               the walk starts from the frame's real SP, a few words
+                                               above the interrupted one */
+  JVMKIT_RECOVERY_INTERPRETER_ENTRY = 10,    /* PC in an interpreter method entry before the method's
+                                                frame is built: the method (from its Method*), at
+                                                bci 0, then its caller (return address at [sp], in a
+                                                register, or at [rbp + 8]) */
+  JVMKIT_RECOVERY_SAFEPOINT_POLL = 11,       /* PC at the first instruction of a safepoint handler
+                                                blob, where a safepoint poll in compiled code just sent
+                                                the thread: the walk starts at the poll (its PC kept in
+                                                the thread's saved exception PC) */
+  JVMKIT_RECOVERY_STUB_SAVED_REGISTERS = 12, /* PC in a stub that pushed registers (and maybe
+                                                 reserved more) without a frame, e.g. C1's
+                                                 slow_subtype_check: at [sp + the bytes it saved] */
+  JVMKIT_RECOVERY_KIND_COUNT = 13
 } jvmkitRecoveryKind;
 
 /* Why a sample that AsyncGetCallTrace could not place was not recovered either. */

@@ -143,6 +143,7 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   if (!env_offset) return fail("Thread.eetop is unset or implausible on this thread");
   layout.env_offset = *env_offset;
   learn_anchor(&layout);
+  layout.saved_exception_pc = vm_struct_offset("JavaThread", "_saved_exception_pc").value_or(-1);
 
   // HotSpot records the pthread stack's top as is, and its size less any glibc guard area.
   const std::optional<StackRange> real = pthread_stack();

@@ -46,6 +46,9 @@ struct JavaThreadLayout {
   // An entry frame (the call stub, where the VM called Java) points to its JavaCallWrapper, which
   // keeps the thread's anchor of that moment: the Java frames below the entry, if any.
   intptr_t wrapper_anchor_sp = -1, wrapper_anchor_fp = -1, wrapper_anchor_pc = -1;
+  // Offset of JavaThread::_saved_exception_pc, or -1: where HotSpot's signal handler keeps the PC of
+  // a safepoint poll that faulted before it sends the thread to the safepoint handler blob.
+  intptr_t saved_exception_pc = -1;
 
   // SIGNAL SAFE. A JavaFrameAnchor's fields at BASE + the offsets: sp first, and fp and pc only
   // when sp is set.
@@ -78,6 +81,14 @@ struct JavaThreadLayout {
   JVMKIT_SIGNAL_SAFE uintptr_t wrapper_extent() const noexcept {
     if (wrapper_anchor_sp < 0) return 0;
     return static_cast<uintptr_t>(std::max({wrapper_anchor_sp, wrapper_anchor_fp, wrapper_anchor_pc})) + 8;
+  }
+
+  // SIGNAL SAFE. The current thread's (ENV's) saved exception PC, or 0 when unknown.
+  JVMKIT_SIGNAL_SAFE uintptr_t saved_exception_pc_of(JNIEnv* env) const noexcept {
+    if (saved_exception_pc < 0) return 0;
+    uintptr_t pc;
+    std::memcpy(&pc, reinterpret_cast<const char*>(env) - env_offset + saved_exception_pc, sizeof(pc));
+    return pc;
   }
 
   // SIGNAL SAFE. The stack of the thread whose JNIEnv is ENV: two loads from its JavaThread.

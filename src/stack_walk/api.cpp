@@ -129,6 +129,10 @@ JVMKIT_WALK_EXPORT const char* JvmkitRecoveryKindName(jvmkitRecoveryKind kind) {
       return "nmethod_intrinsic";
     case JVMKIT_RECOVERY_INTERPRETER_ENTRY:
       return "interpreter_entry";
+    case JVMKIT_RECOVERY_SAFEPOINT_POLL:
+      return "safepoint_poll";
+    case JVMKIT_RECOVERY_STUB_SAVED_REGISTERS:
+      return "stub_saved_registers";
     default:
       return "unknown";
   }

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/saved_registers.hpp"
 
 namespace jvmkit::walk {
 
@@ -46,6 +47,15 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
   r.kind = std::strcmp(name, "Interpreter") == 0 ? CodeKind::kInterpreter : CodeKind::kStub;
   r.vtable_stub = std::strcmp(name, "vtable stub") == 0 || std::strcmp(name, "itable stub") == 0;
   r.call_stub = std::strcmp(name, "call_stub") == 0;
+  r.safepoint_blob = std::strcmp(name, "SafepointBlob") == 0;
+  SavedRegisters saved{};
+  if (r.kind == CodeKind::kStub && !r.vtable_stub &&
+      read_saved_registers(reinterpret_cast<const uint8_t*>(start), size, size, &saved) && saved.pushes >= 2) {
+    r.saved_end = saved.end;
+    r.saved_pushes = saved.pushes;
+    r.saved_depth = saved.depth;
+  }
+  if (r.kind == CodeKind::kStub) scan_stub_frame(reinterpret_cast<const uint8_t*>(start), size, &r);
   std::lock_guard<std::mutex> lock(mutex_);
   r.name = names_.emplace(name).first->c_str();
   CodeRange& slot = blobs_[start];
@@ -55,6 +65,21 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
     slot = r;
   }
   publish_locked();
+}
+
+void scan_stub_frame(const uint8_t* code, size_t size, CodeRange* r) {
+  // Only at the stub's first instruction (a stub's body may hold anything): "sub rsp, N", then
+  // "mov [rsp + N - 8], rbp" (48 89 6C 24 disp8; 48 89 2C 24 when N is 8).
+  uint32_t n = 0;
+  size_t len = 0;
+  if (!decode_sub_rsp(code, size, &n, &len) || n < 8 || (n & 7) != 0 || n - 8 > 0x7F) return;
+  const uint8_t* q = code + len;
+  const bool no_disp = n == 8 && len + 4 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x2C && q[3] == 0x24;
+  const bool disp8 = len + 5 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x6C && q[3] == 0x24 && q[4] == n - 8;
+  if (!no_disp && !disp8) return;
+  r->frame_size = n;
+  r->prologue_begin = 0;
+  r->prologue_end = static_cast<uint16_t>(len + (no_disp ? 4 : 5));
 }
 
 void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {

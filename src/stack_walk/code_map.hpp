@@ -42,10 +42,18 @@ struct CodeRange {
   const char* name;     // kStub, kInterpreter: the name HotSpot reported (valid for the process's life)
   bool vtable_stub;     // kStub named "vtable stub" / "itable stub"
   bool call_stub;       // kStub named "call_stub": where the VM calls Java (entry frames)
+  bool safepoint_blob;  // kStub named "SafepointBlob": where a safepoint poll sends compiled code
+  // kStub that saves two or more registers with pushes before its body, without a frame
+  // (saved_registers.hpp): the body's offset, the registers pushed, the stack's depth there.
+  // saved_pushes 0: not such a stub.
+  uint32_t saved_end;
+  uint32_t saved_pushes;
+  uint32_t saved_depth;
   bool native_wrapper;  // kNMethod of a method declared native: one frame, of that method
-  // kNMethod: the prologue's "sub rsp, N" (0: not recognised). C2 then saves rbp with a mov
-  // inside those N bytes and the return address is at [sp + N]; C1 pushes rbp before the sub
-  // (pushes_rbp) and the return address is at [sp + N + 8].
+  // kNMethod, or a kStub that starts like C2's code (scan_stub_frame): the prologue's "sub rsp,
+  // N" (0: not recognised). C2 then saves rbp with a mov inside those N bytes and the return
+  // address is at [sp + N]; C1 pushes rbp before the sub (pushes_rbp) and the return address is
+  // at [sp + N + 8].
   uint32_t frame_size;
   bool pushes_rbp;
   // kNMethod with a known frame: offsets from start of the first prologue instruction that
@@ -67,6 +75,9 @@ struct CodeRange {
 // Reads the prologue of compiled code at START (SIZE bytes, readable): sets frame_size and
 // pushes_rbp of R (see CodeRange). Not signal context.
 void scan_prologue(const uint8_t* start, size_t size, CodeRange* r);
+// The same for a stub that starts like C2's compiled code ("sub rsp, N; mov [rsp + N - 8], rbp",
+// as C2's runtime stubs do): sets frame_size and prologue_end; nothing for any other stub.
+void scan_stub_frame(const uint8_t* start, size_t size, CodeRange* r);
 
 class CodeSnapshot {
  public:
@@ -90,7 +101,8 @@ using CodeSnapshotCell = SnapshotCell<CodeSnapshot>;
 
 class CodeMap {
  public:
-  // Event side (any thread, not signal context).
+  // Event side (any thread, not signal context). add_blob reads a stub's first instructions and
+  // add_nmethod its prologue: START must be readable code.
   void add_blob(const char* name, uintptr_t start, size_t size);
   void add_nmethod(jmethodID method, uintptr_t start, size_t size, bool coarse_debug_info = false,
                    std::shared_ptr<const CallSites> call_sites = nullptr, bool native_wrapper = false);

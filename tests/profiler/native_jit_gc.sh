@@ -14,6 +14,8 @@
 #                (libjvm's SpinPause and Copy routines, the code cache's flush_icache_stub);
 #      MAX_JAVA  the Java side, of the Java threads' samples: the report's failed walks (never a
 #                compiler or GC thread: checked) and java_unwalkable markers;
+#  - everything lost of a stack, of all samples: failed walks and native parts cut short, every
+#    class of marker together, at most MAX_LOST;
 #  - the thread kinds (the report's "samples by thread kind") against the kernel's CPU time of
 #    each thread (/proc/self/task/*/schedstat at the phase's end, written by the program):
 #    compiler threads in jit, GC threads in gc at least MIN_KIND of the samples; the
@@ -25,10 +27,11 @@
 # HotSpot starts GC workers and compiler threads on demand (UseDynamicNumberOf{GC,Compiler}Threads,
 # on by default): cpu arms those within 200 ms of their start (its thread listing), so every thread
 # of the JVM's with 300 ms of CPU time or more must have samples of its own.
-# Usage: native_jit_gc.sh JAVA AGENT CLASSES OUTDIR JDK_FEATURE [MAX_CUT MAX_ASM MAX_JAVA] (default 0.005 each)
+# Usage: native_jit_gc.sh JAVA AGENT CLASSES OUTDIR JDK_FEATURE [MAX_CUT MAX_ASM MAX_JAVA MAX_LOST]
+# (default 0.005 each)
 set -uo pipefail
 java=$1 agent=$2 classes=$3 outdir=$4 feature=$5
-max_cut=${6:-0.005} max_asm=${7:-0.005} max_java=${8:-0.005}
+max_cut=${6:-0.005} max_asm=${7:-0.005} max_java=${8:-0.005} max_lost=${9:-0.005}
 max_tvd=${MAX_TVD:-0.05}
 min_kind=${MIN_KIND:-0.02} max_kind_tvd=${MAX_KIND_TVD:-0.10}
 cpu_seconds=${CPU_SECONDS:-2}
@@ -140,6 +143,11 @@ run() {
     $((java_side - failed))
   within "$java_side" "$java_base" "$max_java" ||
     fail "$name: $java_side of $java_base samples of Java threads failed or Java-unwalkable (> $max_java)"
+  # Every sample with less than its whole stack: a failed walk, or a native part that ends in a
+  # marker of any class (cut, assembly without CFI, java_unwalkable).
+  local lost=$((java_side + cut_all + asm_all))  # java_side counts the failed walks too
+  echo "$name: lost: $lost of $requested samples ($(per_mille "$lost" "$requested") per mille): failed $failed, native parts ended by a marker $((lost - failed))"
+  within "$lost" "$requested" "$max_lost" || fail "$name: $lost of $requested samples failed or cut short (> $max_lost)"
   figures+=("$(printf 'failed %.1f, cut %.1f, asm %.1f (GC threads %.1f), java-side %.1f per mille' \
     "$(per_mille "$failed" "$requested")" "$(per_mille "$cut_all" "$traces")" "$(per_mille "$asm_all" "$traces")" \
     "$(awk '$1 == "GC" && $2 > 0 { v = 1000 * $4 / $2 } END { printf "%.1f", v }' <<<"$per_kind")" \

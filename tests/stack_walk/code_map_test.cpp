@@ -17,22 +17,41 @@ const CodeRange* find(const CodeMap& map, uintptr_t pc) {
 }
 
 TEST(CodeMap, FindsTheInnermostRange) {
+  // add_blob reads a stub's first instructions: the "code" must be readable memory (zeros: no
+  // saved registers). B(x) is x bytes into it.
+  static uint8_t code[0x8000];
+  const auto b = [](uintptr_t offset) { return reinterpret_cast<uintptr_t>(code) + offset; };
   CodeMap map;
-  map.add_blob("StubRoutines (1)", 0x1000, 0x1000);
-  map.add_blob("StubRoutines::dlog", 0x1100, 0x100);
-  map.add_blob("StubRoutines::dsin", 0x1300, 0x100);
-  map.add_blob("Interpreter", 0x4000, 0x2000);
-  map.add_blob("vtable stub", 0x7000, 0x40);
-  EXPECT_EQ(find(map, 0x0fff), nullptr);
-  EXPECT_EQ(find(map, 0x1000)->start, 0x1000u);
-  EXPECT_EQ(find(map, 0x1150)->start, 0x1100u);  // the named stub, not its blob
-  EXPECT_EQ(find(map, 0x1250)->start, 0x1000u);  // between stubs: the blob
-  EXPECT_EQ(find(map, 0x1fff)->start, 0x1000u);  // after the last stub: still the blob
-  EXPECT_EQ(find(map, 0x2000), nullptr);
-  EXPECT_EQ(find(map, 0x4100)->kind, CodeKind::kInterpreter);
-  EXPECT_TRUE(find(map, 0x7010)->vtable_stub);
-  EXPECT_FALSE(find(map, 0x1150)->vtable_stub);
+  map.add_blob("StubRoutines (1)", b(0x1000), 0x1000);
+  map.add_blob("StubRoutines::dlog", b(0x1100), 0x100);
+  map.add_blob("StubRoutines::dsin", b(0x1300), 0x100);
+  map.add_blob("Interpreter", b(0x4000), 0x2000);
+  map.add_blob("vtable stub", b(0x7000), 0x40);
+  EXPECT_EQ(find(map, b(0x0fff)), nullptr);
+  EXPECT_EQ(find(map, b(0x1000))->start, b(0x1000));
+  EXPECT_EQ(find(map, b(0x1150))->start, b(0x1100));  // the named stub, not its blob
+  EXPECT_EQ(find(map, b(0x1250))->start, b(0x1000));  // between stubs: the blob
+  EXPECT_EQ(find(map, b(0x1fff))->start, b(0x1000));  // after the last stub: still the blob
+  EXPECT_EQ(find(map, b(0x2000)), nullptr);
+  EXPECT_EQ(find(map, b(0x4100))->kind, CodeKind::kInterpreter);
+  EXPECT_TRUE(find(map, b(0x7010))->vtable_stub);
+  EXPECT_FALSE(find(map, b(0x1150))->vtable_stub);
+  EXPECT_EQ(find(map, b(0x1150))->saved_pushes, 0u);
   EXPECT_TRUE(map.has_interpreter());
+}
+
+TEST(CodeMap, KnowsStubsThatSaveRegisters) {
+  // C1's slow_subtype_check (JDK 17): "push rdi; push rsi; push rcx; push rax", two loads of its
+  // stack arguments, then its body.
+  static uint8_t code[64] = {0x57, 0x56, 0x51, 0x50, 0x48, 0x8b, 0x74, 0x24, 0x30, 0x48, 0x8b, 0x44,
+                             0x24, 0x28, 0x48, 0x8b, 0x7e, 0x28, 0x58, 0x59, 0x5e, 0x5f, 0xc3};
+  CodeMap map;
+  map.add_blob("slow_subtype_check Runtime1 stub", reinterpret_cast<uintptr_t>(code), sizeof(code));
+  const CodeRange* r = find(map, reinterpret_cast<uintptr_t>(code) + 20);
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->saved_pushes, 4u);
+  EXPECT_EQ(r->saved_end, 14u);
+  EXPECT_EQ(r->saved_depth, 32u);
 }
 
 TEST(CodeMap, NewNMethodReplacesStaleOverlappingOnes) {

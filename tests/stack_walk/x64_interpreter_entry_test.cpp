@@ -35,6 +35,20 @@ const std::string kZerolocals25 =
     "38488b4008680000000053488b5018488b5270488b1252488b53104885d27407"
     "4881c2d000000052488b501052498bc6482bc548c1e80350415568f7ffffff41"
     "c6874905000001488b45d84885c00f848d0000008b48f885";
+// ZGC (JDK 25): the load barrier of the mirror, its slow path inline, lies inside the fixed frame.
+const std::string kZerolocals25Zgc =
+    "488b53080fb74a2e0fb7522c2bd181faf50100000f8625000000488bc248c1e0"
+    "034883c058490387b0050000483be00f870a00000058498be550e901a9ffff58"
+    "4c8d74ccf885d27e096800000000ffca7ff75055488bec4155488b43084c8d68"
+    "38488b4008680000000053488b5018488b52704c8d1a498b13498557400f84b5"
+    "000000505152575641504151415241534881ec80000000c5fa7f7c2470c5fa7f"
+    "742460c5fa7f6c2450c5fa7f642440c5fa7f5c2430c5fa7f542420c5fa7f4c24"
+    "10c5fa7f0424488bfa498bf340f6c40f0f84120000004883ec08e8b1d2791648"
+    "83c408e905000000e8a3d27916c5fa6f0424c5fa6f4c2410c5fa6f542420c5fa"
+    "6f5c2430c5fa6f642440c5fa6f6c2450c5fa6f742460c5fa6f7c24704881c480"
+    "000000415b415a415941585e5f5a59488bd058e9100000004c8bd9488b0ddeb4"
+    "cc1648d3ea498bcb52488b53104885d274074881c2d000000052488b50105249"
+    "8bc6482bc548c1e80350415568f7ffffff41c6874905000001488b45d84885c0";
 // No stack check before the pop; two slots for the native call before the return address.
 const std::string kNative17 =
     "488b4b080fb7492c584c8d74ccf8680000000068000000005055488bec415568"
@@ -73,6 +87,7 @@ TEST_P(EntryShapes, AreReadFromTheCode) {
 INSTANTIATE_TEST_SUITE_P(Jdk17And25, EntryShapes,
                          ::testing::Values(Shape{&kZerolocals17, 0x3f, 0x35, 0x56, 0xae, false},
                                            Shape{&kZerolocals25, 0x3f, 0x35, 0x52, 0x9f, false},
+                                           Shape{&kZerolocals25Zgc, 0x3f, 0x35, 0x52, 0x171, false},
                                            Shape{&kNative17, 0x08, 0, 0x18, 0x73, true},
                                            Shape{&kNative25, 0x08, 0, 0x18, 0x68, true}));
 

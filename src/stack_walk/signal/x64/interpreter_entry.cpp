@@ -25,10 +25,11 @@ constexpr uint8_t kPopReturnAddress[] = {0x58, 0x4C, 0x8D, 0x74, 0xCC, 0xF8};
 constexpr uint8_t kNativeCallSlots[] = {0x68, 0x00, 0x00, 0x00, 0x00, 0x68, 0x00, 0x00, 0x00, 0x00};
 // The stack check's exit to the StackOverflowError thrower: "pop rax; mov rsp, r13; push rax".
 constexpr uint8_t kOverflowExit[] = {0x58, 0x49, 0x8B, 0xE5, 0x50};
-// How far each part of an entry reaches (measured on JDK 17 and 25: 0x3f, 0x17 and 0x53 bytes).
+// How far each part of an entry reaches (measured on JDK 17 and 25: 0x3f, 0x17 and 0x53 bytes;
+// with ZGC the fixed frame takes 0x112-0x11a: the load barrier of its mirror has its slow path inline).
 constexpr size_t kMaxStackCheck = 160;  // begin .. pop
 constexpr size_t kMaxLocalsCode = 64;   // pop .. push_return
-constexpr size_t kMaxFixedFrame = 256;  // frame_made .. fixed_end
+constexpr size_t kMaxFixedFrame = 768;  // frame_made .. fixed_end
 
 const uint8_t* find_bytes(const uint8_t* from, const uint8_t* to, const uint8_t* pattern, size_t n) {
   const uint8_t* found = std::search(from, to, pattern, pattern + n);

@@ -321,6 +321,14 @@ JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexc
         break;
       }
       if (!is_return_address(target, native, caller.pc)) continue;
+      // A stub that saved registers takes its arguments on the stack: its compiled caller pushed
+      // them below its own frame, whose SP is that much higher.
+      if (cands[i].kind == CandidateKind::kSubbed && cur_range != nullptr && cur_range->saved_pushes != 0 &&
+          target != nullptr && target->kind == CodeKind::kNMethod && target->frame_size != 0) {
+        const int adjust = frame_sp_adjustment(*c.code, *target, bounds, caller.sp);
+        if (adjust < 0) continue;
+        caller.sp += static_cast<uintptr_t>(adjust);
+      }
       // From an nmethod's own prologue/epilogue the caller must be Java code.
       if (step == 0 && nmethod && !is_java(target)) continue;
       if (step == 0) first_kind = kind_of(cur_range, cands[i]);
@@ -350,6 +358,31 @@ JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexc
                                                               : JVMKIT_UNRECOVERED_NO_CALLER;
   rc.unrecovered[reason].fetch_add(1, std::memory_order_relaxed);
   return result;
+}
+
+// Step 3b. A PC at the first instruction of a safepoint handler blob: a safepoint poll in compiled
+// code has just sent the thread there. On a poll in a method's body HotSpot's signal handler
+// changed only the thread's PC, and keeps the poll's own PC in JavaThread::_saved_exception_pc; a
+// poll at a return jumps there with that field set, the method's frame already torn down. For
+// Java, the thread still stands at the poll: the walk starts there, and at a return poll from the
+// method's caller (the epilogue rows of the candidates). Any other blob PC is a stub's.
+JVMKIT_SIGNAL_SAFE jint recover_at_poll(const Capture& c, jint result) noexcept {
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  const uintptr_t poll = layout != nullptr ? layout->saved_exception_pc_of(c.jni) : 0;
+  const CodeRange* range = poll != 0 ? c.code->find(poll) : nullptr;
+  if (range == nullptr || range->kind != CodeKind::kNMethod) return recover_from_caller(c, result);
+  Capture at_poll = c;
+  at_poll.at.pc = poll;
+  at_poll.range = range;
+  if (in_nmethod_body(range, poll)) {
+    const jint retried = at_poll.retry(at_poll.at, RetryPc::kExact, 0);
+    if (retried > 0) {
+      *c.physical_count = at_poll.walk(at_poll.at, 0, retried);
+      recovery_counters().recovered[JVMKIT_RECOVERY_SAFEPOINT_POLL].fetch_add(1, std::memory_order_relaxed);
+      return retried;
+    }
+  }
+  return recover_from_caller(at_poll, result);
 }
 
 }  // namespace
@@ -383,6 +416,7 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
   }
   if (!should_recover(c, first)) return first;
   if (c.range != nullptr && c.range->kind == CodeKind::kInterpreter) return recover_interpreter_entry(c, first);
+  if (c.range != nullptr && c.range->safepoint_blob && c.at.pc == c.range->start) return recover_at_poll(c, first);
   return recover_from_caller(c, first);
 }
 

@@ -2,6 +2,7 @@
 #include "stack_walk/signal/x64/recovery_candidates.hpp"
 
 #include "stack_walk/signal/x64/instructions.hpp"
+#include "stack_walk/signal/x64/saved_registers.hpp"
 
 namespace jvmkit::walk {
 
@@ -37,6 +38,47 @@ JVMKIT_SIGNAL_SAFE int nmethod_candidates(const CodeRange& r, uintptr_t pc, Cand
     out[n++] = {CandidateKind::kComplete, r.frame_size + (r.pushes_rbp ? 8u : 0u)};
   }
   return n;
+}
+
+// Candidates for a PC in a stub that saved registers without a frame (CodeRange::saved_*): in
+// its saving, the depth reached at PC; at an exit, the pops left before "ret"; in its body, the
+// whole depth, or the pushes alone once its "sub rsp" was undone.
+JVMKIT_SIGNAL_SAFE int saved_register_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcept {
+  const auto at_depth = [](uintptr_t depth) {
+    return depth == 0 ? Candidate{CandidateKind::kEntry, 0} : Candidate{CandidateKind::kSubbed, depth};
+  };
+  const uintptr_t offset = pc - r.start;
+  if (offset < r.saved_end) {
+    SavedRegisters upto{};
+    read_saved_registers(reinterpret_cast<const uint8_t*>(r.start), r.end - r.start, offset, &upto);
+    out[0] = at_depth(upto.depth);
+    return 1;
+  }
+  const int pops = pops_before_ret(r.end, pc);
+  if (pops >= 0) {
+    out[0] = at_depth(8 * static_cast<uintptr_t>(pops));
+    return 1;
+  }
+  int n = 0;
+  out[n++] = at_depth(r.saved_depth);
+  if (r.saved_depth != 8 * r.saved_pushes) out[n++] = at_depth(8 * static_cast<uintptr_t>(r.saved_pushes));
+  return n;
+}
+
+// Candidates for a PC in a stub built like C2's code (CodeRange::frame_size, scan_stub_frame):
+// before its "sub rsp, N", at its "ret" or right after its "pop rbp" the return address is at
+// [sp]; between the sub and the store of rbp at [sp + N]; elsewhere its frame is complete.
+JVMKIT_SIGNAL_SAFE int c2_stub_candidates(const CodeRange& r, uintptr_t pc, Candidate* out) noexcept {
+  const auto* p = reinterpret_cast<const uint8_t*>(pc);
+  const uintptr_t offset = pc - r.start;
+  if (offset == 0 || p[0] == 0xC3 /* ret */ || p[-1] == 0x5D /* pop rbp */) {
+    out[0] = {CandidateKind::kEntry, 0};
+  } else if (offset < r.prologue_end) {
+    out[0] = {CandidateKind::kSubbed, r.frame_size};
+  } else {
+    out[0] = {CandidateKind::kComplete, r.frame_size};
+  }
+  return 1;
 }
 
 }  // namespace
@@ -83,6 +125,7 @@ JVMKIT_SIGNAL_SAFE bool caller_regs(const StackBounds& b, const Regs& cur, Candi
   out->pc = load_word(slot);
   return true;
 }
+
 JVMKIT_SIGNAL_SAFE int candidates_for(const CodeRange* range, const Regs& cur, bool first, Candidate* out) noexcept {
   int n = 0;
   if (range == nullptr) {
@@ -94,6 +137,10 @@ JVMKIT_SIGNAL_SAFE int candidates_for(const CodeRange* range, const Regs& cur, b
     n = nmethod_candidates(*range, cur.pc, out);
   } else if (range->vtable_stub) {
     out[n++] = {CandidateKind::kEntry, 0};
+  } else if (first && range->saved_pushes >= 2) {
+    n = saved_register_candidates(*range, cur.pc, out);
+  } else if (first && range->frame_size != 0) {
+    n = c2_stub_candidates(*range, cur.pc, out);
   } else if (!first) {
     // A stub that called further down: its frame is complete.
     out[n++] = {CandidateKind::kFrame, 0};
@@ -137,6 +184,8 @@ JVMKIT_SIGNAL_SAFE jvmkitRecoveryKind kind_of(const CodeRange* range, Candidate 
       return JVMKIT_RECOVERY_STUB_ENTRY;
     case CandidateKind::kPushed:
       return JVMKIT_RECOVERY_STUB_PUSHED;
+    case CandidateKind::kSubbed:
+      return range->saved_pushes != 0 ? JVMKIT_RECOVERY_STUB_SAVED_REGISTERS : JVMKIT_RECOVERY_STUB_FRAME;
     default:
       return JVMKIT_RECOVERY_STUB_FRAME;
   }
