@@ -35,68 +35,83 @@ bool parse_line(std::string_view line, Line* out) {
 }  // namespace
 
 KernelSymbols KernelSymbols::load(const std::string& path) {
-  // Whole, with large reads: /proc/kallsyms is generated as it is read (about 130,000 lines,
-  // 6 MB), and a stream's small reads and copies cost more than the kernel's formatting.
+  KernelSymbols out;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    KernelSymbols none;
-    none.error_ = path + ": " + std::strerror(errno);
-    return none;
+    out.error_ = path + ": " + std::strerror(errno);
+    return out;
   }
-  constexpr size_t kChunk = size_t{1} << 20;
-  std::string text;
-  size_t used = 0;
+  // /proc/kallsyms is generated as it is read (about 130,000 lines, 6 MB): parsed chunk by chunk
+  // from large reads, never held whole (each copy of 6 MB costs page faults and time).
+  constexpr size_t kChunk = size_t{1} << 19;
+  std::vector<char> buffer(kChunk);
+  out.names_.reserve(size_t{1} << 22);
+  size_t kept = 0;  // bytes of an unfinished line at the buffer's start
   for (;;) {
-    if (text.size() < used + kChunk) text.resize(used + kChunk);
-    const ssize_t n = ::read(fd, text.data() + used, kChunk);
+    if (kept == buffer.size()) buffer.resize(buffer.size() * 2);  // a line longer than a chunk
+    const ssize_t n = ::read(fd, buffer.data() + kept, buffer.size() - kept);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
-    used += static_cast<size_t>(n);
+    std::string_view text(buffer.data(), kept + static_cast<size_t>(n));
+    for (size_t eol; (eol = text.find('\n')) != std::string_view::npos; text.remove_prefix(eol + 1)) {
+      out.add_line(text.substr(0, eol));
+    }
+    kept = text.size();
+    std::memmove(buffer.data(), text.data(), kept);
   }
   ::close(fd);
-  text.resize(used);
-  return parse(text);
+  if (kept > 0) out.add_line(std::string_view(buffer.data(), kept));
+  out.finish();
+  return out;
 }
 
 KernelSymbols KernelSymbols::parse(std::string_view text) {
   KernelSymbols out;
-  std::vector<std::pair<uint64_t, std::string_view>> symbols;
-  size_t listed = 0;
   while (!text.empty()) {
     const size_t eol = text.find('\n');
-    const std::string_view line = text.substr(0, eol);
+    out.add_line(text.substr(0, eol));
     text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
-    Line parsed;
-    if (!parse_line(line, &parsed)) continue;
-    listed++;
-    // Every symbol bounds the text symbol before it (data after the last function, a module's
-    // end); only text symbols name frames.
-    if (parsed.address != 0)
-      symbols.emplace_back(parsed.address, is_text(parsed.type) ? parsed.name : std::string_view());
   }
-  if (symbols.empty()) {
-    out.hidden_ = listed > 0;
-    if (listed == 0) out.error_ = "no symbols";
-    return out;
-  }
-  // Stable: of several names at one address, the first listed wins (kallsyms lists aliases after).
-  // The core kernel's symbols come sorted; the modules' follow, each in its own order.
-  const auto by_address = [](const auto& a, const auto& b) { return a.first < b.first; };
-  if (!std::is_sorted(symbols.begin(), symbols.end(), by_address)) {
-    std::stable_sort(symbols.begin(), symbols.end(), by_address);
-  }
-  out.starts_.reserve(symbols.size());
-  for (const auto& [address, name] : symbols) {
-    if (!out.starts_.empty() && out.starts_.back().start == address) continue;
-    uint32_t offset = UINT32_MAX;  // a bound, not a function
-    if (!name.empty()) {
-      offset = static_cast<uint32_t>(out.names_.size());
-      out.names_.append(name);
-      out.names_.push_back('\0');
-    }
-    out.starts_.push_back(Entry{address, offset});
-  }
+  out.finish();
   return out;
+}
+
+void KernelSymbols::add_line(std::string_view line) {
+  Line parsed;
+  if (!parse_line(line, &parsed)) return;
+  listed_++;
+  if (parsed.address == 0) return;  // hidden (kptr_restrict)
+  if (!starts_.empty()) {
+    // Of several names at one address the first listed wins (kallsyms lists aliases after).
+    if (in_order_ && starts_.back().start == parsed.address) return;
+    in_order_ = in_order_ && starts_.back().start < parsed.address;
+  }
+  // Every symbol bounds the text symbol before it (data after the last function, a module's
+  // end); only text symbols name frames.
+  uint32_t name = UINT32_MAX;  // a bound, not a function
+  if (is_text(parsed.type)) {
+    name = static_cast<uint32_t>(names_.size());
+    names_.append(parsed.name);
+    names_.push_back('\0');
+  }
+  starts_.push_back(Entry{parsed.address, name});
+}
+
+void KernelSymbols::finish() {
+  if (starts_.empty()) {
+    hidden_ = listed_ > 0;
+    if (listed_ == 0) error_ = "no symbols";
+    return;
+  }
+  // The core kernel's symbols come sorted; the modules' follow, each in its own order. Stable, so
+  // that the first listed of one address stays first, and is the one kept.
+  if (!in_order_) {
+    const auto by_start = [](const Entry& a, const Entry& b) { return a.start < b.start; };
+    std::stable_sort(starts_.begin(), starts_.end(), by_start);
+    const auto same_start = [](const Entry& a, const Entry& b) { return a.start == b.start; };
+    starts_.erase(std::unique(starts_.begin(), starts_.end(), same_start), starts_.end());
+  }
+  starts_.shrink_to_fit();
 }
 
 const char* KernelSymbols::find(uint64_t pc, uint64_t* offset) const {

@@ -39,10 +39,15 @@ class KernelSymbols {
     uint64_t start;
     uint32_t name;  // offset in names_
   };
+  // One line of the file, as it is read; then, once all are, the table put in order.
+  void add_line(std::string_view line);
+  void finish();
   std::vector<Entry> starts_;  // sorted by start; the last one is an end marker (_etext or a module's end)
   std::string names_;          // NUL-terminated names
   bool hidden_ = false;
   std::string error_;
+  size_t listed_ = 0;     // lines read that were symbols
+  bool in_order_ = true;  // the starts so far came sorted
 };
 
 }  // namespace jvmkit::native

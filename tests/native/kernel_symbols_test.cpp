@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <string>
 
@@ -48,6 +49,43 @@ TEST(KernelSymbols, AddressesHiddenByKptrRestrictAreSaidSo) {
   EXPECT_EQ(symbols.size(), 0u);
   uint64_t offset = 0;
   EXPECT_EQ(symbols.find(0xffffffff81001010, &offset), nullptr);
+}
+
+TEST(KernelSymbols, ModulesOutOfOrderAreSortedAndTheFirstNameOfAnAddressKept) {
+  // Modules are listed after the core kernel, each in its own order; an alias follows its symbol.
+  const KernelSymbols symbols = KernelSymbols::parse(
+      "ffffffff81000000 T _stext\n"
+      "ffffffff81004000 T _etext\n"
+      "ffffffffc0b02000 t second_function\t[xfs]\n"
+      "ffffffffc0b02000 t second_alias\t[xfs]\n"
+      "ffffffffc0b03000 t second_end\t[xfs]\n"
+      "ffffffffc0a01000 t first_function\t[ext4]\n"
+      "ffffffffc0a01800 b first_bss\t[ext4]\n");
+  uint64_t offset = 0;
+  EXPECT_STREQ(symbols.find(0xffffffffc0a01010, &offset), "first_function");
+  EXPECT_STREQ(symbols.find(0xffffffffc0b02010, &offset), "second_function");
+  EXPECT_EQ(offset, 0x10u);
+  EXPECT_EQ(symbols.size(), 6u);
+}
+
+TEST(KernelSymbols, AFileIsReadInChunksAcrossLines) {
+  // More than one read's worth (512 KiB), the last line without its newline.
+  const std::string path = ::testing::TempDir() + "kallsyms_chunks";
+  {
+    std::ofstream out(path);
+    for (int i = 0; i < 40000; i++) {
+      out << std::hex << 0xffffffff81000000 + 16 * i << " T function_number_" << std::dec << i << "\n";
+    }
+    out << "ffffffff82000000 T _etext";
+  }
+  const KernelSymbols symbols = KernelSymbols::load(path);
+  EXPECT_TRUE(symbols.error().empty());
+  EXPECT_EQ(symbols.size(), 40001u);
+  uint64_t offset = 0;
+  EXPECT_STREQ(symbols.find(0xffffffff81000000 + 16 * 33333 + 4, &offset), "function_number_33333");
+  EXPECT_EQ(offset, 4u);
+  EXPECT_STREQ(symbols.find(0xffffffff81000000 + 16 * 39999 + 8, &offset), "function_number_39999");
+  std::remove(path.c_str());
 }
 
 TEST(KernelSymbols, AnUnreadableFileIsAnError) {
