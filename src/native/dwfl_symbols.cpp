@@ -196,6 +196,7 @@ Error read_function_symbols(const LoadedObject& object, const std::string& debug
   const int count = dwfl_module_getsymtab(module);
   if (count < 0) return Error::ok();  // no symbol table of any kind: nothing to name
   read->debug_file = session.debug_file();
+  read->listed = static_cast<size_t>(count);
   const SourceOf source_of(main_elf, !read->debug_file.empty());
   for (int i = 0; i < count; i++) {
     GElf_Sym sym;

@@ -40,6 +40,7 @@ struct RawFunctionSymbol {
 
 struct FunctionSymbolsRead {
   std::string debug_file;  // the separate debug file libdwfl used; empty when none
+  size_t listed = 0;       // entries of the symbol table read, known before the first visit
 };
 
 // Calls VISIT with each function symbol of OBJECT, in table order. OBJECT.path names the file
