@@ -161,11 +161,21 @@ uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weigh
     truncated_samples_++;
   }
   // Find (or make) the node of the sample first, then count it there and in every ancestor: an
-  // overflowing sample may end up outside the path it came down.
-  uint32_t node = kRoot;
-  for (auto it = leaf_first.rbegin(); it != leaf_first.rend(); ++it) {
-    Frame frame = *it;
+  // overflowing sample may end up outside the path it came down. Samples in a row share most of
+  // their path from the root (the same thread, the same loop): as far as the frames agree, the
+  // previous sample's nodes are this one's, without a look-up.
+  const size_t depth = leaf_first.size();
+  const auto frame_at = [&](size_t from_root) {
+    Frame frame = leaf_first[depth - 1 - from_root];
     if (frame.method == overflow_method_) frame.line = 0;
+    return frame;
+  };
+  size_t shared = 0;
+  while (shared < last_path_.size() && shared < depth && nodes_[last_path_[shared]].frame == frame_at(shared)) shared++;
+  last_path_.resize(shared);
+  uint32_t node = shared > 0 ? last_path_.back() : kRoot;
+  for (size_t i = shared; i < depth; i++) {
+    const Frame frame = frame_at(i);
     auto found = children_.find(ChildKey{node, frame});
     if (found != children_.end()) {
       node = found->second;
@@ -174,8 +184,10 @@ uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weigh
     } else {
       node = overflow_child(node);
       overflow_samples_++;
+      last_path_.clear();  // the overflow node is no frame's: nothing to share
       break;
     }
+    last_path_.push_back(node);
   }
   nodes_[node].self++;
   nodes_[node].self_weight += weight;

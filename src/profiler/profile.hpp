@@ -180,6 +180,7 @@ class Profile {
   std::unordered_map<std::string, uint32_t> object_ids_;
   std::vector<Node> nodes_;
   std::unordered_map<ChildKey, uint32_t, ChildKeyHash> children_;
+  std::vector<uint32_t> last_path_;  // the nodes of the last sample added, root first
   size_t max_depth_ = 0;
 
   uint32_t overflow_method_ = kNone;

@@ -3,7 +3,9 @@
 #include "profiler/profile.hpp"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include <map>
 
 #include <cstdio>
 #include <memory>
@@ -79,6 +81,49 @@ TEST(Profile, SamplesWithTheSameFramesShareNodes) {
   ASSERT_EQ(main_node.children.size(), 2u);
   EXPECT_EQ(nodes[main_node.children[0]].total, 2);
   EXPECT_EQ(nodes[main_node.children[1]].total, 1);
+}
+
+TEST(Profile, SamplesInARowFindTheSameNodesAsSamplesApart) {
+  // The same random samples, added in a row (shared paths reused) and each after a sample of
+  // another root (nothing shared): the same tree, node for node.
+  Profile in_a_row, apart;
+  RandomStacks a(&in_a_row, 6), b(&apart, 6);
+  const uint32_t other = apart.add_method("Other.root", "");
+  for (int i = 0; i < 500; i++) {
+    std::vector<Frame> stack = a.next();
+    const std::vector<Frame> same = b.next();
+    // Often a sample again, or one that differs only near its leaf.
+    if (i % 3 == 1) stack.erase(stack.begin());
+    in_a_row.add_sample(stack);
+    in_a_row.add_sample(stack);
+    std::vector<Frame> again = same;
+    if (i % 3 == 1) again.erase(again.begin());
+    apart.add_sample(again);
+    apart.add_sample({f(other)});
+    apart.add_sample(again);
+    apart.add_sample({f(other)});
+  }
+  // Each node by its path of methods from the root: its total and self samples.
+  const auto by_path = [](const Profile& p, uint32_t skip_root_method) {
+    std::map<std::vector<uint32_t>, std::pair<int64_t, int64_t>> out;
+    std::vector<std::pair<uint32_t, std::vector<uint32_t>>> todo{{Profile::kRoot, {}}};
+    while (!todo.empty()) {
+      auto [node, path] = todo.back();
+      todo.pop_back();
+      for (uint32_t child : p.nodes()[node].children) {
+        const Profile::Node& n = p.nodes()[child];
+        if (node == Profile::kRoot && n.frame.method == skip_root_method) continue;
+        std::vector<uint32_t> longer = path;
+        longer.push_back(n.frame.method);
+        out[longer] = {n.total, n.self};
+        todo.emplace_back(child, longer);
+      }
+    }
+    return out;
+  };
+  const auto x = by_path(in_a_row, UINT32_MAX);
+  EXPECT_GT(x.size(), 5000u);
+  EXPECT_EQ(x, by_path(apart, other));
 }
 
 TEST(Profile, TypeAndLineAreDistinctFrames) {
