@@ -69,17 +69,15 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
 
 void scan_stub_frame(const uint8_t* code, size_t size, CodeRange* r) {
   // Only at the stub's first instruction (a stub's body may hold anything): "sub rsp, N", then
-  // "mov [rsp + N - 8], rbp" (48 89 6C 24 disp8; 48 89 2C 24 when N is 8).
+  // rbp stored at the frame's top.
   uint32_t n = 0;
   size_t len = 0;
-  if (!decode_sub_rsp(code, size, &n, &len) || n < 8 || (n & 7) != 0 || n - 8 > 0x7F) return;
-  const uint8_t* q = code + len;
-  const bool no_disp = n == 8 && len + 4 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x2C && q[3] == 0x24;
-  const bool disp8 = len + 5 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x6C && q[3] == 0x24 && q[4] == n - 8;
-  if (!no_disp && !disp8) return;
+  if (!decode_sub_rsp(code, size, &n, &len) || (n & 7) != 0 || n > kMaxPrologueFrame) return;
+  const size_t store = rbp_store_length(code + len, size - len, n);
+  if (store == 0) return;
   r->frame_size = n;
   r->prologue_begin = 0;
-  r->prologue_end = static_cast<uint16_t>(len + (no_disp ? 4 : 5));
+  r->prologue_end = static_cast<uint16_t>(len + store);
 }
 
 void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
@@ -93,18 +91,12 @@ void scan_prologue(const uint8_t* code, size_t size, CodeRange* r) {
     size_t len = 0;
     if (!decode_sub_rsp(p, size - i, &n, &len)) continue;
     if (n == 0 || (n & 7) != 0 || n > (1u << 16)) continue;
-    const uint8_t* q = p + len;
-    const bool mov8 = i + len + 5 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0x6C && q[3] == 0x24 &&
-                      q[4] == static_cast<uint8_t>(n - 8);
-    uint32_t disp = 0;
-    if (i + len + 8 <= size) std::memcpy(&disp, q + 4, sizeof(disp));
-    const bool mov32 =
-        i + len + 8 <= size && q[0] == 0x48 && q[1] == 0x89 && q[2] == 0xAC && q[3] == 0x24 && disp == n - 8;
-    if (mov8 || mov32) {
+    const size_t store = n > 8 ? rbp_store_length(p + len, size - i - len, n) : 0;
+    if (store != 0) {
       r->frame_size = n;
       r->pushes_rbp = false;
       r->prologue_begin = static_cast<uint16_t>(i);
-      r->prologue_end = static_cast<uint16_t>(i + len + (mov8 ? 5 : 8));
+      r->prologue_end = static_cast<uint16_t>(i + len + store);
       return;
     }
     const bool push1 = i >= 1 && p[-1] == 0x55;

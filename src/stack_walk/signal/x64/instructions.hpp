@@ -46,6 +46,19 @@ JVMKIT_SIGNAL_SAFE inline bool decode_sub_rsp(const uint8_t* p, size_t available
   return true;
 }
 
+// The length of "mov [rsp + N - 8], rbp" at P (C2's way of saving rbp at the top of a frame of N
+// bytes: 48 89 6C 24 disp8, 48 89 AC 24 disp32, or 48 89 2C 24 when N is 8), reading at most
+// AVAILABLE bytes; 0 when P holds something else.
+JVMKIT_SIGNAL_SAFE inline size_t rbp_store_length(const uint8_t* p, size_t available, uint32_t n) noexcept {
+  if (n < 8 || available < 4 || p[0] != 0x48 || p[1] != 0x89 || p[3] != 0x24) return 0;
+  if (p[2] == 0x2C) return n == 8 ? 4 : 0;
+  if (p[2] == 0x6C) return available >= 5 && p[4] == static_cast<uint8_t>(n - 8) && n - 8 < 0x80 ? 5 : 0;
+  uint32_t disp = 0;
+  if (p[2] != 0xAC || available < 8) return 0;
+  std::memcpy(&disp, p + 4, sizeof(disp));
+  return disp == n - 8 ? 8 : 0;
+}
+
 // "mov rbp, rsp" at P, in either encoding: 48 89 E5, or 48 8B EC (HotSpot's enter()).
 JVMKIT_SIGNAL_SAFE inline bool is_mov_rbp_rsp(const uint8_t* p) noexcept {
   return p[0] == 0x48 && ((p[1] == 0x89 && p[2] == 0xE5) || (p[1] == 0x8B && p[2] == 0xEC));
