@@ -1,0 +1,309 @@
+#include "jfr/chunk_writer.hpp"
+
+#include "jfr/metadata.hpp"
+
+namespace jvmkit::jfr {
+
+namespace {
+
+constexpr size_t kHeaderSize = 68;
+constexpr uint64_t kRunnableState = 1;  // the one thread state a CPU sample has
+constexpr uint8_t kFinalChunkFlag = 1 << 1;
+
+constexpr FrameKind kFrameKinds[] = {FrameKind::kInterpreted, FrameKind::kJit, FrameKind::kInlined,
+                                     FrameKind::kNative,      FrameKind::kCpp, FrameKind::kKernel};
+
+// The package of a Java class name: "java.lang" of "java.lang.String", "" of "int[]".
+std::string_view package_of(std::string_view java_name) {
+  const size_t dot = java_name.rfind('.');
+  return dot == std::string_view::npos ? std::string_view() : java_name.substr(0, dot);
+}
+
+}  // namespace
+
+const char* frame_kind_name(FrameKind kind) {
+  switch (kind) {
+    case FrameKind::kInterpreted:
+      return "Interpreted";
+    case FrameKind::kJit:
+      return "JIT compiled";
+    case FrameKind::kInlined:
+      return "Inlined";
+    case FrameKind::kNative:
+      return "Native";
+    case FrameKind::kCpp:
+      return "C++";
+    case FrameKind::kKernel:
+      return "Kernel";
+  }
+  return "Unknown";
+}
+
+ChunkWriter::ChunkWriter(int64_t start_nanos, int64_t start_ticks)
+    : start_nanos_(start_nanos), start_ticks_(start_ticks) {}
+
+uint64_t ChunkWriter::add_symbol(std::string_view utf8) {
+  auto [it, added] = symbol_keys_.try_emplace(std::string(utf8), symbols_.size() + 1);
+  if (added) symbols_.emplace_back(utf8);
+  return it->second;
+}
+
+uint64_t ChunkWriter::add_class(std::string_view java_name) {
+  auto [it, added] = class_keys_.try_emplace(std::string(java_name), class_count_ + 1);
+  if (!added) return it->second;
+  class_count_++;
+  uint64_t package = 0;
+  if (std::string_view name = package_of(java_name); !name.empty()) {
+    auto [p, new_package] = package_keys_.try_emplace(std::string(name), package_count_ + 1);
+    if (new_package) {
+      package_count_++;
+      packages_.varint(p->second);
+      packages_.varint(add_symbol(name));
+    }
+    package = p->second;
+  }
+  classes_.varint(it->second);
+  classes_.varint(add_symbol(java_name));
+  classes_.varint(package);
+  classes_.varint(0);  // modifiers: not known
+  classes_.boolean(false);
+  return it->second;
+}
+
+uint64_t ChunkWriter::add_method(uint64_t class_key, std::string_view name, std::string_view descriptor, bool hidden) {
+  // JFR's readers take every method to have a class and a descriptor with parentheses (`jfr print`
+  // fails on a method without them), so code outside any class gets the class "" and "()", as in
+  // async-profiler's recordings.
+  if (class_key == 0) class_key = add_class("");
+  if (descriptor.empty()) descriptor = "()";
+  std::string id = std::to_string(class_key);
+  id.push_back('\0');
+  id.append(name);
+  id.push_back('\0');
+  id.append(descriptor);
+  auto [it, added] = method_keys_.try_emplace(std::move(id), method_count_ + 1);
+  if (!added) return it->second;
+  method_count_++;
+  methods_.varint(it->second);
+  methods_.varint(class_key);
+  methods_.varint(add_symbol(name));
+  methods_.varint(add_symbol(descriptor));
+  methods_.varint(0);  // modifiers: not known
+  methods_.boolean(hidden);
+  return it->second;
+}
+
+uint64_t ChunkWriter::add_stack(std::span<const StackFrame> frames, bool truncated) {
+  const uint64_t key = ++stack_count_;
+  stacks_.varint(key);
+  stacks_.boolean(truncated);
+  stacks_.varint(frames.size());
+  for (const StackFrame& f : frames) {
+    stacks_.varint(f.method);
+    stacks_.varint_signed(f.line);
+    stacks_.varint_signed(f.bci);
+    stacks_.varint(static_cast<uint64_t>(f.kind));
+  }
+  return key;
+}
+
+uint64_t ChunkWriter::add_thread(const ThreadInfo& thread) {
+  const uint64_t key = ++thread_count_;
+  threads_.varint(key);
+  threads_.string(thread.os_name);
+  threads_.varint_signed(thread.os_tid);
+  if (thread.java_tid < 0) {
+    threads_.null_string();  // not a Java thread: JFR's readers show no Java name and id -1
+  } else {
+    threads_.string(thread.java_name);
+  }
+  threads_.varint_signed(thread.java_tid);
+  threads_.boolean(thread.is_virtual);
+  return key;
+}
+
+void ChunkWriter::commit(const Buffer& event) {
+  events_.sized(event.bytes());
+  events_count_++;
+}
+
+void ChunkWriter::execution_sample(int64_t ticks, uint64_t thread, uint64_t stack) {
+  scratch_.clear();
+  scratch_.varint(kExecutionSample);
+  scratch_.varint_signed(ticks);
+  scratch_.varint(thread);
+  scratch_.varint(stack);
+  scratch_.varint(kRunnableState);
+  commit(scratch_);
+}
+
+void ChunkWriter::wall_clock_sample(int64_t ticks, uint64_t thread, uint64_t stack) {
+  scratch_.clear();
+  scratch_.varint(kWallClockSample);
+  scratch_.varint_signed(ticks);
+  scratch_.varint(thread);
+  scratch_.varint(stack);
+  commit(scratch_);
+}
+
+void ChunkWriter::perf_event_sample(int64_t ticks, uint64_t thread, uint64_t stack, std::string_view event,
+                                    int64_t weight) {
+  scratch_.clear();
+  scratch_.varint(kPerfEventSample);
+  scratch_.varint_signed(ticks);
+  scratch_.varint(thread);
+  scratch_.varint(stack);
+  scratch_.string(event);
+  scratch_.varint_signed(weight);
+  commit(scratch_);
+}
+
+void ChunkWriter::allocation_sample(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t object_class,
+                                    int64_t weight) {
+  scratch_.clear();
+  scratch_.varint(kObjectAllocationSample);
+  scratch_.varint_signed(ticks);
+  scratch_.varint(thread);
+  scratch_.varint(stack);
+  scratch_.varint(object_class);
+  scratch_.varint_signed(weight);
+  commit(scratch_);
+}
+
+void ChunkWriter::monitor_enter(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack,
+                                uint64_t monitor_class) {
+  scratch_.clear();
+  scratch_.varint(kJavaMonitorEnter);
+  scratch_.varint_signed(start_ticks);
+  scratch_.varint_signed(duration);
+  scratch_.varint(thread);
+  scratch_.varint(stack);
+  scratch_.varint(monitor_class);
+  commit(scratch_);
+}
+
+void ChunkWriter::thread_park(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack,
+                              uint64_t parked_class) {
+  scratch_.clear();
+  scratch_.varint(kThreadPark);
+  scratch_.varint_signed(start_ticks);
+  scratch_.varint_signed(duration);
+  scratch_.varint(thread);
+  scratch_.varint(stack);
+  scratch_.varint(parked_class);
+  commit(scratch_);
+}
+
+void ChunkWriter::active_recording(int64_t ticks, const RecordingInfo& r) {
+  scratch_.clear();
+  scratch_.varint(kActiveRecording);
+  scratch_.varint_signed(ticks);
+  scratch_.varint(0);  // duration
+  scratch_.varint(0);  // eventThread: none
+  scratch_.varint(0);  // stackTrace: none
+  scratch_.varint_signed(r.id);
+  scratch_.string(r.name);
+  scratch_.string(r.destination);
+  scratch_.varint(0);  // maxAge: unbounded
+  scratch_.varint_signed(r.flush_ms);
+  scratch_.varint(0);  // maxSize: unbounded
+  scratch_.varint_signed(r.start_ms);
+  scratch_.varint_signed(r.duration_ms);
+  commit(scratch_);
+}
+
+void ChunkWriter::active_setting(int64_t ticks, uint64_t event_type, std::string_view name, std::string_view value) {
+  scratch_.clear();
+  scratch_.varint(kActiveSetting);
+  scratch_.varint_signed(ticks);
+  scratch_.varint(0);  // duration
+  scratch_.varint(0);  // eventThread
+  scratch_.varint(0);  // stackTrace
+  scratch_.varint(event_type);
+  scratch_.string(name);
+  scratch_.string(value);
+  commit(scratch_);
+}
+
+size_t ChunkWriter::size() const {
+  size_t n = events_.size() + classes_.size() + packages_.size() + methods_.size() + stacks_.size() + threads_.size();
+  for (const std::string& s : symbols_) n += s.size() + 4;
+  return n;
+}
+
+void ChunkWriter::write_constant_pools(Buffer& out, int64_t ticks) const {
+  Buffer body;
+  body.varint(kConstantPoolEvent);
+  body.varint_signed(ticks);
+  body.varint(0);      // duration
+  body.varint(0);      // delta to the previous constant-pool event: none, this is the chunk's only one
+  body.boolean(true);  // flush: the pools are complete
+  // A reader refuses an empty pool: only the pools that hold something are written.
+  struct Pool {
+    TypeId type;
+    size_t count;
+    const Buffer* entries;
+  };
+  Buffer symbols, frame_types, states;
+  for (size_t i = 0; i < symbols_.size(); i++) {
+    symbols.varint(i + 1);
+    symbols.string(symbols_[i]);
+  }
+  for (FrameKind kind : kFrameKinds) {
+    frame_types.varint(static_cast<uint64_t>(kind));
+    frame_types.string(frame_kind_name(kind));
+  }
+  states.varint(kRunnableState);
+  states.string("STATE_RUNNABLE");
+  const Pool pools[] = {
+      {kThread, thread_count_, &threads_},
+      {kStackTrace, stack_count_, &stacks_},
+      {kMethod, method_count_, &methods_},
+      {kClass, class_count_, &classes_},
+      {kPackage, package_count_, &packages_},
+      {kSymbol, symbols_.size(), &symbols},
+      {kFrameType, std::size(kFrameKinds), &frame_types},
+      {kThreadState, 1, &states},
+  };
+  size_t written = 0;
+  for (const Pool& p : pools) written += p.count > 0 ? 1 : 0;
+  body.varint(written);
+  for (const Pool& p : pools) {
+    if (p.count == 0) continue;
+    body.varint(p.type);
+    body.varint(p.count);
+    body.append(p.entries->bytes());
+  }
+  out.sized(body.bytes());
+}
+
+std::string ChunkWriter::finish(int64_t end_ticks, bool final) {
+  Buffer out;
+  out.append(std::string_view("FLR\0", 4));
+  out.raw16(2);  // major
+  out.raw16(0);  // minor
+  const size_t size_at = out.size();
+  out.raw64(0);  // chunk size, constant-pool offset, metadata offset: patched below
+  out.raw64(0);
+  out.raw64(0);
+  out.raw64(static_cast<uint64_t>(start_nanos_));
+  out.raw64(static_cast<uint64_t>(end_ticks > start_ticks_ ? end_ticks - start_ticks_ : 0));  // ns: 10^9 ticks/s
+  out.raw64(static_cast<uint64_t>(start_ticks_));
+  out.raw64(1'000'000'000);  // ticks per second
+  out.u8(0);                 // file state: finished
+  out.u8(0);
+  out.u8(0);
+  out.u8(final ? kFinalChunkFlag : 0);
+  out.append(events_.bytes());
+  const size_t pools_at = out.size();
+  write_constant_pools(out, end_ticks);
+  const size_t metadata_at = out.size();
+  write_metadata_event(out, end_ticks);
+  out.patch_raw64(size_at, out.size());
+  out.patch_raw64(size_at + 8, pools_at);
+  out.patch_raw64(size_at + 16, metadata_at);
+  static_assert(kHeaderSize == 4 + 2 + 2 + 7 * 8 + 4);
+  return out.take();
+}
+
+}  // namespace jvmkit::jfr
