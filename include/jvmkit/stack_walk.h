@@ -242,6 +242,17 @@ JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceTruncated(void);
  * callback, and anywhere else. Never fails. */
 JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceServedLater(void);
 
+/* Called inside beginStackTrace, stackFrame or endStackTrace, on the thread that runs them: the
+ * CLOCK_MONOTONIC time, in nanoseconds, at which RequestStackTrace accepted the request whose trace
+ * is being delivered, so that a tool can timestamp each sample. For a request for the current
+ * thread that is the moment its stack was captured: in the signal handler, when called from one.
+ * For a request for another thread (and a current-thread request served later, see
+ * JvmkitCurrentTraceServedLater) it is still the moment of the request, though the frames were
+ * taken later, at delivery (as documented above). clock_gettime is async-signal-safe: a request
+ * costs one more vDSO call. The same answer in every callback of one trace. 0 inside a failure
+ * callback and anywhere else. Never fails. */
+JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void);
+
 /* ------------------------------------------------------------------------------------------------
  * Extension: accounting. Every accepted request ends in exactly one outcome, so at any moment
  *   accepted == delivered + failed + pending

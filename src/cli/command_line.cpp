@@ -54,6 +54,7 @@ constexpr Flag kFlags[] = {
     {'s', "signal", "signal", true, kStarting},
     {0, "loop", "loop", true, kStarting},
     {0, "keep", "keep", true, kStarting},
+    {0, "chunktime", "chunktime", true, kStarting},
     {0, "depth", "depth", true, kStarting},
     {0, "max-stacks", "max_stacks", true, kStarting},
     {0, "alloc", "alloc", true, kStarting},

@@ -1,5 +1,7 @@
 #include "jfr/chunk_writer.hpp"
 
+#include <algorithm>
+
 #include "jfr/metadata.hpp"
 
 namespace jvmkit::jfr {
@@ -39,23 +41,26 @@ const char* frame_kind_name(FrameKind kind) {
   return "Unknown";
 }
 
-ChunkWriter::ChunkWriter(int64_t start_nanos, int64_t start_ticks)
-    : start_nanos_(start_nanos), start_ticks_(start_ticks) {}
+// The frame types' and thread states' keys are the same in every chunk, as are their values.
+ChunkWriter::ChunkWriter(int64_t start_nanos, int64_t start_ticks, uint64_t first_key)
+    : start_nanos_(start_nanos), start_ticks_(start_ticks), next_key_(std::max<uint64_t>(first_key, 1)) {}
 
 uint64_t ChunkWriter::add_symbol(std::string_view utf8) {
-  auto [it, added] = symbol_keys_.try_emplace(std::string(utf8), symbols_.size() + 1);
-  if (added) symbols_.emplace_back(utf8);
+  auto [it, added] = symbol_keys_.try_emplace(std::string(utf8), next_key_);
+  if (added) symbols_.emplace_back(next_key_++, utf8);
   return it->second;
 }
 
 uint64_t ChunkWriter::add_class(std::string_view java_name) {
-  auto [it, added] = class_keys_.try_emplace(std::string(java_name), class_count_ + 1);
+  auto [it, added] = class_keys_.try_emplace(std::string(java_name), next_key_);
   if (!added) return it->second;
+  next_key_++;
   class_count_++;
   uint64_t package = 0;
   if (std::string_view name = package_of(java_name); !name.empty()) {
-    auto [p, new_package] = package_keys_.try_emplace(std::string(name), package_count_ + 1);
+    auto [p, new_package] = package_keys_.try_emplace(std::string(name), next_key_);
     if (new_package) {
+      next_key_++;
       package_count_++;
       packages_.varint(p->second);
       packages_.varint(add_symbol(name));
@@ -81,8 +86,9 @@ uint64_t ChunkWriter::add_method(uint64_t class_key, std::string_view name, std:
   id.append(name);
   id.push_back('\0');
   id.append(descriptor);
-  auto [it, added] = method_keys_.try_emplace(std::move(id), method_count_ + 1);
+  auto [it, added] = method_keys_.try_emplace(std::move(id), next_key_);
   if (!added) return it->second;
+  next_key_++;
   method_count_++;
   methods_.varint(it->second);
   methods_.varint(class_key);
@@ -94,7 +100,8 @@ uint64_t ChunkWriter::add_method(uint64_t class_key, std::string_view name, std:
 }
 
 uint64_t ChunkWriter::add_stack(std::span<const StackFrame> frames, bool truncated) {
-  const uint64_t key = ++stack_count_;
+  const uint64_t key = next_key_++;
+  stack_count_++;
   stacks_.varint(key);
   stacks_.boolean(truncated);
   stacks_.varint(frames.size());
@@ -108,7 +115,8 @@ uint64_t ChunkWriter::add_stack(std::span<const StackFrame> frames, bool truncat
 }
 
 uint64_t ChunkWriter::add_thread(const ThreadInfo& thread) {
-  const uint64_t key = ++thread_count_;
+  const uint64_t key = next_key_++;
+  thread_count_++;
   threads_.varint(key);
   threads_.string(thread.os_name);
   threads_.varint_signed(thread.os_tid);
@@ -227,7 +235,7 @@ void ChunkWriter::active_setting(int64_t ticks, uint64_t event_type, std::string
 
 size_t ChunkWriter::size() const {
   size_t n = events_.size() + classes_.size() + packages_.size() + methods_.size() + stacks_.size() + threads_.size();
-  for (const std::string& s : symbols_) n += s.size() + 4;
+  for (const auto& [key, s] : symbols_) n += s.size() + 8;
   return n;
 }
 
@@ -245,9 +253,9 @@ void ChunkWriter::write_constant_pools(Buffer& out, int64_t ticks) const {
     const Buffer* entries;
   };
   Buffer symbols, frame_types, states;
-  for (size_t i = 0; i < symbols_.size(); i++) {
-    symbols.varint(i + 1);
-    symbols.string(symbols_[i]);
+  for (const auto& [key, s] : symbols_) {
+    symbols.varint(key);
+    symbols.string(s);
   }
   for (FrameKind kind : kFrameKinds) {
     frame_types.varint(static_cast<uint64_t>(kind));

@@ -10,7 +10,10 @@
 //
 // Keys: the add_* calls return the constant-pool key of what they add, deduplicating by content
 // (a symbol, a class, a method) or not at all (threads and stacks: the caller keeps its own map,
-// keyed by what it knows them by). A key is 1 or more; 0 is null.
+// keyed by what it knows them by). A key is 1 or more; 0 is null. A key must not name two things
+// in one file: the JDK's reader takes a key it saw in the previous chunk for the same object
+// without reading it again. So the keys of a chunk start where the previous chunk's ended
+// (next_key()).
 //
 // Not thread-safe; one writer per chunk. Its memory grows with the chunk's events and distinct
 // stacks until finish() hands the bytes out.
@@ -59,8 +62,8 @@ struct RecordingInfo {
 class ChunkWriter {
  public:
   // START_NANOS: the wall clock (ns since the epoch) at START_TICKS (CLOCK_MONOTONIC ns), the
-  // chunk's start.
-  ChunkWriter(int64_t start_nanos, int64_t start_ticks);
+  // chunk's start. FIRST_KEY: the previous chunk's next_key(), 1 for a file's first chunk.
+  ChunkWriter(int64_t start_nanos, int64_t start_ticks, uint64_t first_key = 1);
 
   // --- Constant pools ---
   uint64_t add_symbol(std::string_view utf8);
@@ -87,6 +90,8 @@ class ChunkWriter {
   void active_setting(int64_t ticks, uint64_t event_type, std::string_view name, std::string_view value);
 
   size_t events() const { return events_count_; }
+  // The first key the next chunk of the file may use.
+  uint64_t next_key() const { return next_key_; }
   // The bytes held so far (events and pools), for a writer that bounds a chunk's size.
   size_t size() const;
 
@@ -103,9 +108,10 @@ class ChunkWriter {
   Buffer events_;
   size_t events_count_ = 0;
   Buffer scratch_;  // the event being written
+  uint64_t next_key_;
 
-  // Each pool: its entries' encoded values, in key order (key = index + 1).
-  std::vector<std::string> symbols_;
+  // Each pool: its entries' encoded values, each after its key.
+  std::vector<std::pair<uint64_t, std::string>> symbols_;
   std::unordered_map<std::string, uint64_t> symbol_keys_;
   Buffer classes_, packages_, methods_, stacks_, threads_;
   size_t class_count_ = 0, package_count_ = 0, method_count_ = 0, stack_count_ = 0, thread_count_ = 0;

@@ -59,7 +59,7 @@ void JNICALL on_end(jthread thread, void* user_data) {
     return;
   }
   recording->end_event_trace(thread, sample->tid, JvmkitCurrentTraceTruncated() == JNI_TRUE, sample->weight,
-                             sample->class_name, sample->tag);
+                             sample->class_name, sample->tag, sample->park);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   std::unique_ptr<EventSample> sample(sample_of(user_data));

@@ -26,6 +26,7 @@ struct EventSample {
   pid_t tid = 0;
   jlong tag = 0;      // alloc with live: the object's JVMTI tag (its ObjectFree event names it), else 0
   bool late = false;  // its trace was taken after the event (JvmkitCurrentTraceServedLater): left out
+  bool park = false;  // lock: a parked thread (LockSupport.park), not a monitor
 };
 
 // Requests the current thread's stack for SAMPLE (ownership passes: it is freed whatever happens)

@@ -50,7 +50,7 @@ void stop_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni) {
   remove_park_hook(jni);
 }
 
-void lock_waited(jvmtiEnv* jvmti, int64_t waited_ns, jclass lock_class) {
+void lock_waited(jvmtiEnv* jvmti, int64_t waited_ns, jclass lock_class, bool park) {
   if (waited_ns < g_threshold_ns.load(std::memory_order_relaxed)) {
     count_below_threshold(EngineKind::kLock);
     return;
@@ -60,6 +60,7 @@ void lock_waited(jvmtiEnv* jvmti, int64_t waited_ns, jclass lock_class) {
   // A park without a blocker (LockSupport.park() with no argument) names no lock.
   sample->class_name = lock_class != nullptr ? java_class_name(jvmti, lock_class) : "[no blocker]";
   sample->weight = waited_ns;
+  sample->park = park;
   request_event_trace(jvmti, sample);
 }
 
@@ -73,7 +74,7 @@ void JNICALL on_monitor_contended_entered(jvmtiEnv* jvmti, JNIEnv* jni, jthread,
   if (entered == 0 || !lock_sampling_armed()) return;
   const int64_t waited = jvmkit::monotonic_ns() - entered;
   jclass klass = jni->GetObjectClass(object);
-  lock_waited(jvmti, waited, klass);
+  lock_waited(jvmti, waited, klass, false);
   jni->DeleteLocalRef(klass);
 }
 

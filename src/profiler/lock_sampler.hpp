@@ -28,8 +28,8 @@ void stop_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni);
 bool lock_sampling_armed();
 int64_t lock_threshold_ns();
 // A wait of WAITED_NS on a lock of class LOCK_CLASS ended on this thread: sampled when it is at
-// least the threshold.
-void lock_waited(jvmtiEnv* jvmti, int64_t waited_ns, jclass lock_class);
+// least the threshold. PARK: the wait was a park (LockSupport.park), not a monitor's.
+void lock_waited(jvmtiEnv* jvmti, int64_t waited_ns, jclass lock_class, bool park);
 
 // The callbacks of the profiler's environment.
 void JNICALL on_monitor_contended_enter(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, jobject object);

@@ -90,9 +90,13 @@ const MethodResolver::Entry* MethodResolver::lookup(jmethodID method) {
     errors_++;
   }
   char* name = nullptr;
-  if (jvmti_->GetMethodName(method, &name, nullptr, nullptr) == JVMTI_ERROR_NONE) {
+  char* signature = nullptr;
+  std::string descriptor;
+  if (jvmti_->GetMethodName(method, &name, &signature, nullptr) == JVMTI_ERROR_NONE) {
     method_name = utf8_from_modified(name);
     jvmti_->Deallocate(reinterpret_cast<unsigned char*>(name));
+    if (signature != nullptr) descriptor = utf8_from_modified(signature);
+    jvmti_->Deallocate(reinterpret_cast<unsigned char*>(signature));
   } else {
     errors_++;
   }
@@ -104,7 +108,7 @@ const MethodResolver::Entry* MethodResolver::lookup(jmethodID method) {
     std::sort(entry.lines.begin(), entry.lines.end());
     jvmti_->Deallocate(reinterpret_cast<unsigned char*>(table));
   }
-  entry.method = profile_->add_method(class_name + "." + method_name, file);
+  entry.method = profile_->add_method(class_name + "." + method_name, file, {}, std::move(descriptor));
   if (profile_->is_overflow_method(entry.method)) entry.lines.clear();  // a line of no known method
   return &cache_.emplace(method, std::move(entry)).first->second;
 }

@@ -66,6 +66,8 @@ std::string extension_for(OutputFormat f) {
       return ".html";
     case OutputFormat::kPprof:
       return ".pb.gz";
+    case OutputFormat::kJfr:
+      return ".jfr";
   }
   return "";
 }
@@ -156,6 +158,7 @@ std::string events_text(const Options& options) {
 OutputFormat format_from_file(std::string_view file) {
   if (ends_with(file, ".html") || ends_with(file, ".htm")) return OutputFormat::kHtml;
   if (ends_with(file, ".pb.gz") || ends_with(file, ".pprof") || ends_with(file, ".pb")) return OutputFormat::kPprof;
+  if (ends_with(file, ".jfr")) return OutputFormat::kJfr;
   return OutputFormat::kCollapsed;
 }
 
@@ -167,6 +170,8 @@ const char* format_name(OutputFormat f) {
       return "html";
     case OutputFormat::kPprof:
       return "pprof";
+    case OutputFormat::kJfr:
+      return "jfr";
   }
   return "?";
 }
@@ -242,8 +247,10 @@ Error set_format(std::string_view value, OptionParse& p) {
     p.out->format = OutputFormat::kHtml;
   } else if (value == "pprof") {
     p.out->format = OutputFormat::kPprof;
+  } else if (value == "jfr") {
+    p.out->format = OutputFormat::kJfr;
   } else {
-    return Error("unknown format (use collapsed, html or pprof)");
+    return Error("unknown format (use collapsed, html, pprof or jfr)");
   }
   p.format_given = true;
   return Error::ok();
@@ -298,6 +305,12 @@ Error set_loop(std::string_view value, OptionParse& p) {
   return Error::ok();
 }
 
+Error set_chunktime(std::string_view value, OptionParse& p) {
+  if (Error e = parse_duration(value, &p.out->chunk_ns)) return e;
+  if (p.out->chunk_ns < kMinChunkNs) return Error("too short (the shortest is 100ms)");
+  return Error::ok();
+}
+
 Error set_bounded_int(std::string_view value, int64_t low, int64_t high, int64_t* out) {
   int64_t v = 0;
   if (!parse_int64(value, &v)) return Error("not a number");
@@ -348,6 +361,7 @@ constexpr OptionSpec kOptions[] = {
     {"signal", "N", "-s, --signal", set_signal},
     {"loop", "DURATION", "--loop", set_loop},
     {"keep", "N", "--keep", set_keep},
+    {"chunktime", "DURATION", "--chunktime", set_chunktime},
     {"depth", "N", "--depth", set_depth},
     {"max_stacks", "N", "--max-stacks", set_max_stacks},
     {"alloc", "SIZE", "--alloc", set_alloc, true},

@@ -17,7 +17,7 @@
 
 namespace jvmkit::prof {
 
-enum class OutputFormat { kCollapsed, kHtml, kPprof };
+enum class OutputFormat { kCollapsed, kHtml, kPprof, kJfr };
 
 // Which native frames the signal event's stacks get (cstack=): none (the Java frames, as the
 // stack-walk JEP gives them), or C/C++ and the JVM's own code (jvmkit's native-frames extension).
@@ -34,6 +34,9 @@ constexpr int kMaxDepth = 65536;
 constexpr int64_t kDefaultMaxStacks = 1'000'000;
 // The shortest continuous-mode window.
 constexpr int64_t kMinLoopNs = 1'000'000'000;
+// JFR output: a chunk is written to the file this often (chunktime=), and at least this often.
+constexpr int64_t kDefaultChunkNs = 1'000'000'000;
+constexpr int64_t kMinChunkNs = 100'000'000;
 
 // Defaults of the JVM events' options: the heap sampler's mean interval, the shortest lock wait.
 constexpr int64_t kDefaultAllocBytes = 512 * 1024;
@@ -60,6 +63,7 @@ struct Options {
   bool format_given = false;               // format= was in the list
   std::string reply;                       // attach only: where the answer goes (a new file), "" for stderr
   int64_t loop_ns = 0;                     // continuous mode: window length, 0 = one profile per run
+  int64_t chunk_ns = kDefaultChunkNs;      // JFR output: how often a chunk is written to the file
   int keep = 0;                            // continuous mode: window files kept, 0 = all
   int depth = kDefaultDepth;               // most frames of a stack
   int64_t max_stacks = kDefaultMaxStacks;  // the profile's bound between dumps (call-tree nodes)
@@ -113,12 +117,12 @@ Error parse_duration(std::string_view text, int64_t* ns);
 Error parse_size(std::string_view text, int64_t* bytes);
 
 // The format a file name implies by its extension: .html/.htm -> html; .pb.gz/.pprof/.pb -> pprof;
-// anything else -> collapsed.
+// .jfr -> jfr; anything else -> collapsed.
 OutputFormat format_from_file(std::string_view file);
 
 const char* format_name(OutputFormat f);
 
-// The extension of a file of format F: ".collapsed", ".html", ".pb.gz".
+// The extension of a file of format F: ".collapsed", ".html", ".pb.gz", ".jfr".
 std::string extension_for(OutputFormat f);
 
 // The default sampling signal: a real-time signal nobody else in a JVM uses (HotSpot uses SIGUSR2

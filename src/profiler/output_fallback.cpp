@@ -36,6 +36,8 @@ Error create_new(const std::vector<std::string>& files, bool* taken) {
   return Error::ok();
 }
 
+}  // namespace
+
 // The fallback's options: OPTIONS writing a new file of a free name in DIR, created here.
 Error reserve_fallback(const Options& options, const std::string& dir, int pid, int64_t now_wall_ns, Options* out) {
   const std::string stem = (dir.ends_with('/') ? dir : dir + "/") + "jvmkit-" + std::to_string(pid) + "-" +
@@ -49,8 +51,6 @@ Error reserve_fallback(const Options& options, const std::string& dir, int pid, 
   }
   return Error("cannot write a fallback file in " + dir + ": every name of " + stem + "-N is taken");
 }
-
-}  // namespace
 
 std::string fallback_directory(const std::string& java_tmpdir) {
   if (!java_tmpdir.empty()) return java_tmpdir;

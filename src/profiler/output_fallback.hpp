@@ -36,6 +36,10 @@ struct OutputResult {
 OutputResult write_with_fallback(std::span<const EventProfile> events, const Options& options, const RunInfo& info,
                                  const std::string& dir, int pid, int64_t now_wall_ns);
 
+// Reserves a fallback file for OPTIONS' output in DIR as write_with_fallback names it (created
+// new and empty): OUT is OPTIONS with that file.
+Error reserve_fallback(const Options& options, const std::string& dir, int pid, int64_t now_wall_ns, Options* out);
+
 // The report's lines for RESULT, of a profile in FORMAT whose events have SAMPLES samples each: a
 // line per file written ("wrote html output (N samples) to /x/p.html"); for the fallback, the
 // error first and the files written "instead"; when both failed, both errors.

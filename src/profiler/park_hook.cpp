@@ -56,12 +56,12 @@ void JNICALL park_wrapper(JNIEnv* jni, jobject unsafe, jboolean absolute, jlong 
   const int64_t waited = jvmkit::monotonic_ns() - start;
   if (!lock_sampling_armed()) return;
   if (waited < lock_threshold_ns()) {
-    lock_waited(g_jvmti, waited, nullptr);  // counted, not sampled
+    lock_waited(g_jvmti, waited, nullptr, true);  // counted, not sampled
     return;
   }
   // The blocker is still set: LockSupport.park(blocker) clears it after Unsafe.park returns.
   jclass klass = blocker_class(g_jvmti, jni);
-  lock_waited(g_jvmti, waited, klass);
+  lock_waited(g_jvmti, waited, klass, true);
   if (klass != nullptr) jni->DeleteLocalRef(klass);
 }
 

@@ -62,7 +62,9 @@ bool is_native_frame_type(FrameType type) {
 
 size_t Profile::ChildKeyHash::operator()(const ChildKey& k) const {
   uint64_t h = (static_cast<uint64_t>(k.parent) << 32) ^ k.frame.method;
-  h = h * 0x9E3779B97F4A7C15ull ^ (static_cast<uint64_t>(k.frame.line) << 8 | static_cast<uint8_t>(k.frame.type));
+  h = h * 0x9E3779B97F4A7C15ull ^
+      (static_cast<uint64_t>(static_cast<uint32_t>(k.frame.line)) << 8 | static_cast<uint8_t>(k.frame.type) |
+       static_cast<uint64_t>(static_cast<uint32_t>(k.frame.bci)) << 40);
   return static_cast<size_t>(h * 0xBF58476D1CE4E5B9ull >> 7);
 }
 
@@ -77,10 +79,10 @@ bool Profile::methods_full() const {
   return added_methods_ >= limits_.max_methods || method_bytes_ >= limits_.max_method_bytes;
 }
 
-uint32_t Profile::add_method(std::string name, std::string file, std::string_view object) {
+uint32_t Profile::add_method(std::string name, std::string file, std::string_view object, std::string descriptor) {
   auto known = object.empty() ? object_ids_.end() : object_ids_.find(std::string(object));
   const bool new_object = !object.empty() && known == object_ids_.end();
-  const size_t bytes = name.size() + file.size() + (new_object ? object.size() : 0);
+  const size_t bytes = name.size() + file.size() + descriptor.size() + (new_object ? object.size() : 0);
   // method_bytes_ <= max_method_bytes always (a method is added only when it fits).
   if (methods_full() || bytes > limits_.max_method_bytes - method_bytes_) {
     methods_refused_++;
@@ -97,19 +99,20 @@ uint32_t Profile::add_method(std::string name, std::string file, std::string_vie
   } else if (!object.empty()) {
     object_id = known->second;
   }
-  const uint32_t id = push_method(std::move(name), std::move(file));
+  const uint32_t id = push_method(std::move(name), std::move(file), std::move(descriptor));
   methods_[id].object = object_id;
   return id;
 }
 
-uint32_t Profile::push_method(std::string name, std::string file) {
+uint32_t Profile::push_method(std::string name, std::string file, std::string descriptor) {
   reserve_one_more(&methods_, saturating_add(limits_.max_methods, 2));
   // Names are often built by concatenation, with spare capacity: the table keeps them for the
   // whole window, so they are trimmed once here.
   name.shrink_to_fit();
   file.shrink_to_fit();
-  method_heap_bytes_ += string_heap(name) + string_heap(file);
-  methods_.push_back(Method{std::move(name), std::move(file)});
+  descriptor.shrink_to_fit();
+  method_heap_bytes_ += string_heap(name) + string_heap(file) + string_heap(descriptor);
+  methods_.push_back(Method{std::move(name), std::move(file), 0, std::move(descriptor)});
   return static_cast<uint32_t>(methods_.size() - 1);
 }
 

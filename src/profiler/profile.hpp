@@ -58,13 +58,20 @@ struct Method {
   // A native frame's object (its path, "[vdso]", "[kernel.kallsyms]"...) as an index into
   // Profile::objects(); 0 for every other frame.
   uint32_t object = 0;
+  // A Java method's JVM descriptor ("(I)V"), for the JFR output; "" for every other frame.
+  std::string descriptor;
 };
 
 struct Frame {
   uint32_t method = 0;  // index into Profile::methods()
   FrameType type = FrameType::kJit;
   int32_t line = 0;  // source line, 0 when unknown
-  bool operator==(const Frame& o) const { return method == o.method && type == o.type && line == o.line; }
+  // A Java frame's bytecode index, -1 when unknown. It tells apart two calls on one line, which
+  // the JFR output keeps apart; the other outputs merge frames by name and line.
+  int32_t bci = -1;
+  bool operator==(const Frame& o) const {
+    return method == o.method && type == o.type && line == o.line && bci == o.bci;
+  }
 };
 
 // The size limits of a Profile, fixed at construction. A call-tree node takes about 150 bytes
@@ -110,8 +117,9 @@ class Profile {
 
   // Adds a method; returns its index, or overflow_method() when the method table is at one of its
   // limits (counted in methods_refused()). OBJECT: a native frame's object path (kept once per
-  // path, its bytes counted with the method's), "" for every other frame.
-  uint32_t add_method(std::string name, std::string file, std::string_view object = {});
+  // path, its bytes counted with the method's), "" for every other frame. DESCRIPTOR: a Java
+  // method's JVM descriptor, counted with its name.
+  uint32_t add_method(std::string name, std::string file, std::string_view object = {}, std::string descriptor = {});
   const std::vector<Method>& methods() const { return methods_; }
   // The object paths of native frames' methods; objects()[0] is "" (no object).
   const std::vector<std::string>& objects() const { return objects_; }
@@ -170,7 +178,7 @@ class Profile {
     size_t operator()(const ChildKey& k) const;
   };
 
-  uint32_t push_method(std::string name, std::string file);
+  uint32_t push_method(std::string name, std::string file, std::string descriptor = {});
   uint32_t add_node(uint32_t parent, const Frame& frame);
   uint32_t overflow_child(uint32_t parent);
 

@@ -202,8 +202,9 @@ Error Profiler::activate_run() {
     kernel_chains = run.engine && run.engine->kernel_chains().active;
   }
   set_native_requests(run.options.cstack == CStack::kNative, kernel_chains);
+  start_jfr_output(run);
   set_sampling_active(true);
-  if (run.options.loop_ns > 0) {
+  if (run.options.loop_ns > 0 || run.jfr) {
     loop_stop_ = false;
     loop_thread_ = std::thread([this] { loop_main(); });
   }
@@ -359,16 +360,29 @@ Answer Profiler::stop(const Options& given) {
   const std::vector<const Profile*> profiles = profile_list(last.profiles);
   OutputResult written;
   std::string line;
-  if (run.options.loop_ns > 0 && !given.file_given) {
+  const bool to_run_file = !given.file_given;
+  if (run.options.loop_ns > 0 && to_run_file) {
     written = write_run_window(run, last);
     line = written.error
                ? output_result_lines(written, output.format, sample_counts(profiles))
                : "wrote " + std::to_string(run.windows.total_written() / run.files_per_window) + " windows to " +
                      run.options.file +
                      " (last: " + (written.files.empty() ? std::string("none") : written.files.back().path) + ")";
+  } else if (run.jfr && to_run_file) {
+    written = finish_jfr_output(run, last);
+    line = output_result_lines(written, OutputFormat::kJfr, {run.jfr->samples_written()});
   } else {
-    written = write_run_output(run, output, profiles, last.start_wall_ns, last.duration_ns);
-    line = output_result_lines(written, output.format, sample_counts(profiles));
+    if (const std::string refusal = jfr_output_refusal(run, output); !refusal.empty()) {
+      written.error = Error(refusal);
+      line = "ERROR: " + refusal;
+    } else {
+      written = write_run_output(run, output, profiles, last.start_wall_ns, last.duration_ns);
+      line = output_result_lines(written, output.format, sample_counts(profiles));
+    }
+    if (run.jfr) {  // the run's own recording ends too
+      const OutputResult recording = finish_jfr_output(run, last);
+      line += "\n" + output_result_lines(recording, OutputFormat::kJfr, {run.jfr->samples_written()});
+    }
   }
   std::string text = run_report(run, line, profiles);
   // One line: a file per event is a line each in the report, a "; " here.
@@ -386,11 +400,19 @@ Answer Profiler::dump(const Options& given) {
   OutputResult written;
   std::string line;
   apply_freed_objects();
-  run_->recording->with_current_window([&](const std::vector<const Profile*>& profiles, int64_t start_wall_ns) {
-    const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
-    written = write_run_output(*run_, output, profiles, start_wall_ns, duration);
-    line = output_result_lines(written, output.format, sample_counts(profiles));
-  });
+  if (run_->jfr && !given.file_given) {
+    written = flush_jfr_output(*run_);
+    line = output_result_lines(written, OutputFormat::kJfr, {run_->jfr->samples_written()});
+  } else if (const std::string refusal = jfr_output_refusal(*run_, output); !refusal.empty()) {
+    written.error = Error(refusal);
+    line = "ERROR: " + refusal;
+  } else {
+    run_->recording->with_current_window([&](const std::vector<const Profile*>& profiles, int64_t start_wall_ns) {
+      const int64_t duration = jvmkit::clock_ns(CLOCK_REALTIME) - start_wall_ns;
+      written = write_run_output(*run_, output, profiles, start_wall_ns, duration);
+      line = output_result_lines(written, output.format, sample_counts(profiles));
+    });
+  }
   return {written.error ? AnswerCode::kCannotWrite : AnswerCode::kOk, line};
 }
 
@@ -439,35 +461,51 @@ void Profiler::thread_ended(pid_t tid) {
   if (run_ && run_->engine) run_->engine->thread_ended(tid);
 }
 
-// Continuous mode: at the end of each window, the finished profile is written and a new window
-// begins. Sleeps in between (no CPU); woken early by end_sampling().
+// The window thread: in continuous mode, at the end of each window the finished profile is
+// written and a new window begins; with JFR output, a chunk is written every chunktime. Sleeps in
+// between (no CPU); woken early by end_sampling().
 void Profiler::loop_main() {
+  constexpr int64_t kNever = INT64_MAX;
   const int64_t window = run_->options.loop_ns;
-  int64_t next = run_->start_mono_ns + window;
+  const int64_t chunk = run_->jfr ? run_->options.chunk_ns : 0;
+  int64_t next_window = window > 0 ? run_->start_mono_ns + window : kNever;
+  int64_t next_chunk = chunk > 0 ? run_->start_mono_ns + chunk : kNever;
   std::unique_lock<std::mutex> lock(loop_mutex_);
   while (!loop_stop_) {
-    const int64_t wait_ns = next - jvmkit::monotonic_ns();
+    const int64_t wait_ns = std::min(next_window, next_chunk) - jvmkit::monotonic_ns();
     if (wait_ns > 0) {
       loop_wake_.wait_for(lock, std::chrono::nanoseconds(wait_ns));
       continue;  // re-checks the stop flag and the time
     }
     lock.unlock();
-    apply_freed_objects();
-    Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
-    const OutputResult written = write_run_window(*run_, done);
-    if (written.error) {
-      const std::string lines =
-          output_result_lines(written, run_->options.format, sample_counts(profile_list(done.profiles)));
-      for (size_t start = 0; start < lines.size();) {
-        const size_t end = std::min(lines.find('\n', start), lines.size());
-        std::fprintf(stderr, "jvmkit profiler: %s\n", lines.substr(start, end - start).c_str());
-        start = end + 1;
-      }
+    const int64_t now = jvmkit::monotonic_ns();
+    if (now >= next_window) {
+      end_window();
+      next_window += window;
+      // After a long stall (a suspended process), the next window starts now, not in the past.
+      if (next_window <= jvmkit::monotonic_ns()) next_window = jvmkit::monotonic_ns() + window;
+      if (chunk > 0) next_chunk = now + chunk;  // the window's file ended with a chunk just now
+    } else {
+      run_->jfr->write_chunk(*run_->recording, now);
+      next_chunk += chunk;
+      if (next_chunk <= jvmkit::monotonic_ns()) next_chunk = jvmkit::monotonic_ns() + chunk;
     }
-    next += window;
-    // After a long stall (a suspended process), the next window starts now, not in the past.
-    if (next <= jvmkit::monotonic_ns()) next = jvmkit::monotonic_ns() + window;
     lock.lock();
+  }
+}
+
+// Continuous mode: the finished window is written (errors on stderr) and the next begins.
+void Profiler::end_window() {
+  apply_freed_objects();
+  Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
+  const OutputResult written = write_run_window(*run_, done);
+  if (!written.error) return;
+  const std::string lines =
+      output_result_lines(written, run_->options.format, sample_counts(profile_list(done.profiles)));
+  for (size_t start = 0; start < lines.size();) {
+    const size_t end = std::min(lines.find('\n', start), lines.size());
+    std::fprintf(stderr, "jvmkit profiler: %s\n", lines.substr(start, end - start).c_str());
+    start = end + 1;
   }
 }
 

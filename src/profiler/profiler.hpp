@@ -68,6 +68,7 @@ class Profiler {
   Error install_handler(int signal);
   Error enable_walker(Run& run);
   void loop_main();
+  void end_window();
   Options output_options(const Options& given) const;
   static std::string sampling_text(const Options& options);
   void drop_run();
@@ -83,7 +84,7 @@ class Profiler {
   std::string last_run_;            // status when not running: what the last run was
   bool dead_ = false;
 
-  // Continuous mode: the window thread, woken early to stop.
+  // Continuous mode and JFR output: the window thread, woken early to stop.
   std::mutex loop_mutex_;
   std::condition_variable loop_wake_;
   bool loop_stop_ = false;

@@ -11,6 +11,7 @@ Recording::Recording(JavaVM* vm, jvmtiEnv* jvmti, const Options& options, int64_
     : vm_(vm),
       jvmti_(jvmti),
       options_(options),
+      timed_(options.format == OutputFormat::kJfr),
       window_start_wall_ns_(start_wall_ns),
       window_start_mono_ns_(start_mono_ns) {
   for (size_t i = 0; i < options_.events.size(); i++) {
@@ -40,6 +41,7 @@ void Recording::begin_trace(size_t slot, jboolean biased) {
   // kNoSlot: a request of an event this run does not sample (made as the run before it ended);
   // its trace is received and left out.
   tracing_ = slot < slots_.size() ? slots_[slot].get() : nullptr;
+  tracing_slot_ = slot;
   trace_.clear();
   trace_cut_ = false;
   trace_thread_.known = false;
@@ -61,6 +63,7 @@ bool Recording::add_frame(jvmtiFrameType type, jmethodID method, jlocation locat
   }
   Frame f;
   tracing_->resolver.resolve(method, location, &f.method, &f.line);
+  f.bci = static_cast<int32_t>(location);
   switch (type) {
     case JVMTI_FRAME_INTERPRETER:
       f.type = FrameType::kInterpreted;
@@ -116,8 +119,8 @@ void Recording::end_trace(jthread thread, pid_t tid, bool truncated) {
 }
 
 void Recording::end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight,
-                                const std::string& leaf_class, jlong tag) {
-  finish_trace(thread, tid, truncated, weight, &leaf_class, tag);
+                                const std::string& leaf_class, jlong tag, bool park) {
+  finish_trace(thread, tid, truncated, weight, &leaf_class, tag, park);
 }
 
 void Recording::objects_freed(const std::vector<jlong>& tags) {
@@ -138,7 +141,7 @@ void Recording::objects_freed(const std::vector<jlong>& tags) {
 }
 
 void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class,
-                             jlong tag) {
+                             jlong tag, bool park) {
   JVMKIT_DCHECK(trace_locked_);
   if (tracing_ == nullptr) {
     trace_locked_ = false;
@@ -166,6 +169,10 @@ void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t 
     }
     const uint32_t node = slot.profile->add_sample(trace_, weight);
     if (tag != 0) slot.live[tag] = {node, weight};
+    if (timed_) {
+      const uint32_t index = timeline_.thread(tid, [&] { return sample_thread(thread); });
+      timeline_.add({JvmkitCurrentTraceTime(), weight, node, index, static_cast<uint16_t>(tracing_slot_), park});
+    }
   }
   tracing_ = nullptr;
   trace_locked_ = false;
@@ -186,6 +193,39 @@ void Recording::trace_failed(size_t slot, pid_t tid) {
 void Recording::thread_started(pid_t tid) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& slot : slots_) slot->thread_roots.erase(tid);
+  timeline_.thread_started(tid);
+}
+
+// The thread of the trace being finished, for the timeline: its Java name and id, or, for one of
+// the JVM's own threads (cstack=native), its OS name.
+SampleThread Recording::sample_thread(jthread thread) {
+  SampleThread out;
+  if (thread != nullptr) {
+    JNIEnv* jni = nullptr;
+    if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) jni = nullptr;
+    ThreadInfo info(jvmti_, jni, thread);
+    if (info.name() != nullptr) out.name = utf8_from_modified(info.name());
+    out.java_tid = java_thread_id(thread);
+  } else if (trace_thread_.known) {
+    out.name = trace_thread_.name;
+  }
+  return out;
+}
+
+// java.lang.Thread's tid field (its getId()/threadId(), which JFR reports): read as a field, as no
+// Java code may run on the delivery thread inside a callback.
+int64_t Recording::java_thread_id(jthread thread) {
+  JNIEnv* jni = nullptr;
+  if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK || jni == nullptr) return 0;
+  if (!thread_tid_looked_up_) {
+    thread_tid_looked_up_ = true;
+    if (jclass klass = jni->FindClass("java/lang/Thread"); klass != nullptr) {
+      thread_tid_field_ = jni->GetFieldID(klass, "tid", "J");
+      jni->DeleteLocalRef(klass);
+    }
+    if (jni->ExceptionCheck()) jni->ExceptionClear();
+  }
+  return thread_tid_field_ != nullptr ? jni->GetLongField(thread, thread_tid_field_) : 0;
 }
 
 bool Recording::runs_no_java(pid_t tid) const {
@@ -226,7 +266,12 @@ Recording::Window Recording::take_window(int64_t now_wall_ns, int64_t now_mono_n
   std::lock_guard<std::mutex> lock(mutex_);
   Window done;
   done.start_wall_ns = window_start_wall_ns_;
+  done.start_mono_ns = window_start_mono_ns_;
   done.duration_ns = now_mono_ns - window_start_mono_ns_;
+  done.samples = timeline_.take_samples();
+  done.threads = timeline_.threads();
+  timeline_dropped_before_ += timeline_.dropped();
+  timeline_ = Timeline();
   windows_taken_++;
   for (auto& slot : slots_) {
     slot->samples_in_taken_windows += slot->profile->total_samples();
@@ -250,6 +295,18 @@ void Recording::with_current_window(const std::function<void(const std::vector<c
   std::vector<const Profile*> profiles;
   for (const auto& slot : slots_) profiles.push_back(slot->profile.get());
   f(profiles, window_start_wall_ns_);
+}
+
+void Recording::take_chunk(const ChunkFunction& f) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<const Profile*> profiles;
+  for (const auto& slot : slots_) profiles.push_back(slot->profile.get());
+  f(profiles, timeline_.take_samples(), timeline_.threads());
+}
+
+int64_t Recording::timeline_dropped() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return timeline_dropped_before_ + timeline_.dropped();
 }
 
 void Recording::restart_clock(int64_t now_wall_ns, int64_t now_mono_ns) {

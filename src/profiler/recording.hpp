@@ -29,6 +29,7 @@
 #include "profiler/options.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/report.hpp"
+#include "profiler/timeline.hpp"
 
 namespace jvmkit::prof {
 
@@ -57,9 +58,10 @@ class Recording {
   void end_trace(jthread thread, pid_t tid, bool truncated);
   // A sample of a JVM event (alloc, lock) of WEIGHT, with LEAF_CLASS (a Java class name) as its
   // leaf frame.
-  // TAG: the sampled object's tag (alloc's live option), 0 for none.
+  // TAG: the sampled object's tag (alloc's live option), 0 for none. PARK: a lock sample of a parked
+  // thread (not of a monitor).
   void end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string& leaf_class,
-                       jlong tag = 0);
+                       jlong tag = 0, bool park = false);
   // Live: the objects of TAGS were freed; their samples leave the current window's profile (or
   // are not added, when their traces come later).
   void objects_freed(const std::vector<jlong>& tags);
@@ -74,12 +76,25 @@ class Recording {
   struct Window {
     std::vector<std::unique_ptr<Profile>> profiles;
     int64_t start_wall_ns = 0;
+    int64_t start_mono_ns = 0;
     int64_t duration_ns = 0;
+    // JFR output: the samples since the window's last chunk, and the window's threads.
+    std::vector<TimedSample> samples;
+    std::vector<SampleThread> threads;
   };
   // Ends the current window at NOW_MONO_NS (NOW_WALL_NS on the wall clock) and starts the next.
   Window take_window(int64_t now_wall_ns, int64_t now_mono_ns);
   // Calls F with the current window's profiles (one per slot) and start, deliveries held off meanwhile.
   void with_current_window(const std::function<void(const std::vector<const Profile*>&, int64_t start_wall_ns)>& f);
+  // JFR output: calls F with the current window's profiles, the samples since the last call (or
+  // since the window began) and the window's threads, deliveries held off meanwhile. The samples
+  // are handed out: the next call has those after them.
+  using ChunkFunction =
+      std::function<void(const std::vector<const Profile*>& profiles, const std::vector<TimedSample>& samples,
+                         const std::vector<SampleThread>& threads)>;
+  void take_chunk(const ChunkFunction& f);
+  // Samples left out of the timeline because it was full (Timeline::kMaxSamples).
+  int64_t timeline_dropped() const;
 
   // The run's own counts (delivered, failed, empty) and what it saw, for reports and status.
   struct Figures {
@@ -122,9 +137,11 @@ class Recording {
   };
 
   std::unique_ptr<Profile> new_profile() const;
-  void finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class,
-                    jlong tag);
+  void finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class, jlong tag,
+                    bool park = false);
   uint32_t thread_root(Slot& slot, jthread thread, pid_t tid);
+  SampleThread sample_thread(jthread thread);
+  int64_t java_thread_id(jthread thread);
   uint32_t class_frame(Slot& slot, const std::string& name);
 
   JavaVM* vm_;
@@ -135,6 +152,13 @@ class Recording {
   std::vector<std::unique_ptr<Slot>> slots_;
   size_t signal_slot_ = kNoSlot;
   Slot* tracing_ = nullptr;  // the slot of the trace between begin_trace and end_trace
+  size_t tracing_slot_ = kNoSlot;
+  // JFR output: samples with their time and thread (only then: it costs memory per sample).
+  const bool timed_;
+  Timeline timeline_;
+  int64_t timeline_dropped_before_ = 0;  // by the timelines of windows taken
+  jfieldID thread_tid_field_ = nullptr;  // java.lang.Thread.tid, looked up at the first need
+  bool thread_tid_looked_up_ = false;
   int64_t window_start_wall_ns_;
   int64_t window_start_mono_ns_;
   std::vector<Frame> trace_;

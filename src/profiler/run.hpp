@@ -9,6 +9,7 @@
 #include "profiler/engine.hpp"
 #include "profiler/event_samples.hpp"
 #include "profiler/file_pattern.hpp"
+#include "profiler/jfr_output.hpp"
 #include "profiler/kernel_chains.hpp"
 #include "profiler/native_report.hpp"
 #include "profiler/options.hpp"
@@ -22,6 +23,7 @@ struct Run {
   Options options;
   std::unique_ptr<Recording> recording;
   std::unique_ptr<Engine> engine;  // also guarded by the profiler's engine_mutex_
+  std::unique_ptr<JfrOutput> jfr;  // format=jfr: the file written as the run goes
   int64_t start_wall_ns = 0;
   int64_t start_mono_ns = 0;
   SampleCounts base;                // process_counts() when the run started

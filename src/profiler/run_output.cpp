@@ -59,9 +59,39 @@ OutputResult write_run_output(const Run& run, const Options& output, const std::
                              jvmkit::clock_ns(CLOCK_REALTIME));
 }
 
+void start_jfr_output(Run& run) {
+  if (run.options.format != OutputFormat::kJfr) return;
+  run.jfr = std::make_unique<JfrOutput>(run.options, run.fallback_dir, run.start_wall_ns, run.start_mono_ns);
+}
+
+OutputResult finish_jfr_output(Run& run, const Recording::Window& window) {
+  run.jfr->end_file(window, window.start_mono_ns + window.duration_ns);
+  return run.jfr->take_result();
+}
+
+OutputResult flush_jfr_output(Run& run) {
+  run.jfr->write_chunk(*run.recording, jvmkit::monotonic_ns());
+  return run.jfr->take_result();
+}
+
+std::string jfr_output_refusal(const Run& run, const Options& output) {
+  if (output.format != OutputFormat::kJfr) return "";
+  if (!run.jfr) {
+    return "jfr output: only a run started with it keeps the samples' times (start with -o FILE.jfr); this run "
+           "writes " +
+           std::string(format_name(run.options.format));
+  }
+  if (output.file != run.options.file) {
+    return "jfr output: the run writes its recording to " + run.options.file +
+           " as it goes; stop and dump end or extend that file (give no other -o)";
+  }
+  return "";
+}
+
 OutputResult write_run_window(Run& run, const Recording::Window& window) {
-  OutputResult result =
-      write_run_output(run, run.options, profile_list(window.profiles), window.start_wall_ns, window.duration_ns);
+  OutputResult result = run.jfr ? finish_jfr_output(run, window)
+                                : write_run_output(run, run.options, profile_list(window.profiles),
+                                                   window.start_wall_ns, window.duration_ns);
   for (const WrittenFile& file : result.files) run.windows.written(file.path);
   if (result.error) run.window_errors++;
   if (!result.files.empty()) run.last_window = result.files.back().path;

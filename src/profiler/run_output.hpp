@@ -34,6 +34,17 @@ OutputResult write_run_output(const Run& run, const Options& output, const std::
 // which counts fallback files as window files.
 OutputResult write_run_window(Run& run, const Recording::Window& window);
 
+// JFR output: RUN (format=jfr) gets its file, whose chunks start now.
+void start_jfr_output(Run& run);
+// Ends RUN's JFR file with WINDOW's rest (stop); the files written and the errors met.
+OutputResult finish_jfr_output(Run& run, const Recording::Window& window);
+// Writes a chunk of RUN's JFR file now (dump).
+OutputResult flush_jfr_output(Run& run);
+// Why OUTPUT cannot be written by a stop or dump of RUN, when it is JFR output that RUN does not
+// write as it goes ("" when it can be): a JFR file holds the samples with their times, which
+// only a run started with JFR output keeps.
+std::string jfr_output_refusal(const Run& run, const Options& output);
+
 // Each event's samples, in the order of the run's events.
 std::vector<int64_t> sample_counts(const std::vector<const Profile*>& profiles);
 

@@ -86,6 +86,10 @@ Error write_profiles(std::span<const EventProfile> events, const Options& option
       bytes = pprof_bytes(events, info);
       if (bytes.empty()) return Error("pprof: gzip compression failed");
       break;
+    case OutputFormat::kJfr:
+      // A recording keeps each sample's time, which these profiles do not: the run writes its
+      // JFR file as it goes (jfr_output.hpp).
+      return Error("jfr output: written by a run started with it, not from a profile");
   }
   if (Error e = write_file(options.file, bytes)) return e;
   paths->push_back({options.file, WrittenFile::kAllEvents});

@@ -55,6 +55,8 @@ JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceTruncated(void) { return jvmkit::w
 
 JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceServedLater(void) { return jvmkit::walk::current_trace_served_later(); }
 
+JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void) { return jvmkit::walk::current_trace_time(); }
+
 JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason) {
   switch (reason) {
     case JVMKIT_FAILURE_NO_JAVA_FRAMES:

@@ -17,10 +17,12 @@ namespace {
 // threads that GetAllThreads does not list, e.g. compiler threads).
 constexpr uint64_t kRescanIntervalNs = 20'000'000;
 
-// The truncation flag of the trace whose callbacks run on this thread (the delivery thread), and
-// whether it was served later (a current-thread request taken by GetStackTrace at delivery).
+// The truncation flag of the trace whose callbacks run on this thread (the delivery thread),
+// whether it was served later (a current-thread request taken by GetStackTrace at delivery), and
+// its request's time (0 outside a trace).
 thread_local bool t_trace_truncated = false;
 thread_local bool t_trace_served_later = false;
+thread_local int64_t t_trace_time_ns = 0;
 
 // Callbacks may leave an exception pending; it must not leak into the next request's JNI calls.
 void clear_exception(JNIEnv* jni) {
@@ -47,6 +49,7 @@ class PinnedMethods {
 
 jboolean current_trace_truncated() noexcept { return t_trace_truncated ? JNI_TRUE : JNI_FALSE; }
 jboolean current_trace_served_later() noexcept { return t_trace_served_later ? JNI_TRUE : JNI_FALSE; }
+jlong current_trace_time() noexcept { return static_cast<jlong>(t_trace_time_ns); }
 
 void Deliverer::prepare(jint max_frames) {
   JVMKIT_DCHECK(valid_stack_depth(max_frames));
@@ -97,11 +100,12 @@ void Deliverer::fail_disabled(JNIEnv* jni, Request& request) {
 }
 
 void Deliverer::begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated,
-                            void* user_data, bool served_later) {
-  JVMKIT_DCHECK(!begun_ && outcomes_ == 0 && !t_trace_truncated && !t_trace_served_later);
+                            void* user_data, int64_t time_ns, bool served_later) {
+  JVMKIT_DCHECK(!begun_ && outcomes_ == 0 && !t_trace_truncated && !t_trace_served_later && t_trace_time_ns == 0);
   begun_ = true;
   t_trace_truncated = truncated;
   t_trace_served_later = served_later;
+  t_trace_time_ns = time_ns;
   cb.beginStackTrace(thread, biased ? JNI_TRUE : JNI_FALSE, user_data);
 }
 
@@ -110,6 +114,7 @@ void Deliverer::end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, vo
   cb.endStackTrace(thread, user_data);
   t_trace_truncated = false;
   t_trace_served_later = false;
+  t_trace_time_ns = 0;
   outcomes_++;
 }
 
@@ -204,7 +209,7 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // moment of the request (the thread stood at a call, where debug records are exact).
   // And where nothing proves the trace whole (see check_complete).
   const bool biased = request.coarse_top || request.at_call || unproven;
-  begin_trace(cb, thread, biased, depth.truncated, request.user_data);
+  begin_trace(cb, thread, biased, depth.truncated, request.user_data, request.time_ns);
   bool go_on = !request.native.requested || native_.emit_top(request, true);
   for (jint i = 0; go_on && i < count; i++) {
     // Native frames between this Java frame and the one above it (a JNI upcall's C frames).
@@ -302,7 +307,8 @@ void Deliverer::deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref
   }
   jthread thread = jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
-  begin_trace(cb, thread, true, depth.truncated, request.user_data, request.kind == RequestKind::kCurrentBiased);
+  begin_trace(cb, thread, true, depth.truncated, request.user_data, request.time_ns,
+              request.kind == RequestKind::kCurrentBiased);
   // Native frames of another moment are unknown: the Java frames are the thread's at delivery.
   const bool go_on = !request.native.requested || native_.emit_marker(request, JVMKIT_NATIVE_END_NOT_CAPTURED);
   for (jint i = 0; go_on && i < count; i++) {
@@ -324,7 +330,7 @@ void Deliverer::deliver_native_only(JNIEnv* jni, Request& request, jobject threa
   jthread thread = thread_ref != nullptr ? jni->NewLocalRef(thread_ref) : nullptr;
   // biased describes the Java part: exact for a thread that has none (it reached its first frame).
   const bool biased = NativeDelivery::native_only_end(request) != JVMKIT_NATIVE_END_REASON_COUNT;
-  begin_trace(request.callbacks, thread, biased, false, request.user_data);
+  begin_trace(request.callbacks, thread, biased, false, request.user_data, request.time_ns);
   native_.emit_top(request, false);
   end_trace(request.callbacks, thread, request.user_data);
   jni->PopLocalFrame(nullptr);

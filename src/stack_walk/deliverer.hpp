@@ -85,10 +85,10 @@ class Deliverer {
   Verdict check_complete(JNIEnv* jni, const Request& request, jint count, int exact, int physical_used, uint64_t ticket,
                          bool rooted);
   // What the debug checks of "exactly one outcome" count for the request being delivered; from
-  // begin to end, current_trace_truncated() on this thread says TRUNCATED and
-  // current_trace_served_later() SERVED_LATER.
+  // begin to end, current_trace_truncated() on this thread says TRUNCATED,
+  // current_trace_served_later() SERVED_LATER and current_trace_time() TIME_NS.
   void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated, void* user_data,
-                   bool served_later = false);
+                   int64_t time_ns, bool served_later = false);
   void end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, void* user_data);
 
   const OwnEnv& env_;
@@ -114,5 +114,8 @@ jboolean current_trace_truncated() noexcept;
 // JvmkitCurrentTraceServedLater: inside the callbacks of a trace, whether it is a current-thread
 // request's stack taken at delivery rather than at the request.
 jboolean current_trace_served_later() noexcept;
+// JvmkitCurrentTraceTime: inside the callbacks of a trace, the CLOCK_MONOTONIC ns of its request
+// (Request::time_ns); 0 anywhere else.
+jlong current_trace_time() noexcept;
 
 }  // namespace jvmkit::walk

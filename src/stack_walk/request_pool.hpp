@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "base/clock.hpp"
 #include "base/debug_check.hpp"
 #include "base/signal_safe.hpp"
 #include "concurrent/bounded_queue.hpp"
@@ -46,6 +47,7 @@ struct Request {
   jvmtiStackTraceCallbacks callbacks;
   void* user_data;
   JNIEnv* jni;      // the requesting thread's JNIEnv: identifies it (see thread_registry.hpp)
+  int64_t time_ns;  // CLOCK_MONOTONIC ns of the request (JvmkitCurrentTraceTime), also for kinds taken later
   jobject target;   // kOtherBiased: global reference to the thread to trace
   jint num_frames;  // kCaptured: ASGCT's result (<= 0 is a failure code)
   uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext (at_call: the last Java frame's)
@@ -70,6 +72,9 @@ struct Request {
     callbacks = callbacks_;
     user_data = user_data_;
     jni = jni_;
+    // Every path begins its request inside RequestStackTrace (a signal handler's too), so this is
+    // the request's moment even for a request whose frames the delivery thread takes later.
+    time_ns = monotonic_ns();
     target = nullptr;
     num_frames = 0;
     pc = 0;

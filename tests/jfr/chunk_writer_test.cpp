@@ -75,6 +75,17 @@ TEST(JfrChunkWriter, DeduplicatesSymbolsClassesAndMethods) {
   EXPECT_NE(w.add_method(0, "hashCode", "()I"), m);
 }
 
+// The JDK's reader keeps the objects of the previous chunk by key: a file's keys name one thing.
+TEST(JfrChunkWriter, KeysGoOnFromThePreviousChunk) {
+  ChunkWriter first(0, 0);
+  const uint64_t a = first.add_thread({1, "a", 1, "a", false});
+  const uint64_t s = first.add_symbol("x");
+  EXPECT_GT(first.next_key(), std::max(a, s));
+  ChunkWriter second(0, 0, first.next_key());
+  EXPECT_GE(second.add_thread({2, "b", 2, "b", false}), first.next_key());
+  EXPECT_GE(second.add_symbol("x"), first.next_key());
+}
+
 TEST(JfrChunkWriter, NotFinalUnlessAsked) {
   ChunkWriter w(0, 0);
   const std::string chunk = w.finish(0, false);

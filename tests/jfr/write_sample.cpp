@@ -74,16 +74,20 @@ std::string event_line(const std::string& type, int64_t ticks, int64_t duration,
          " duration=" + std::to_string(duration) + fields + "\n";
 }
 
-// One chunk starting at START (ticks); appends its expected text to EXPECTED.
-std::string chunk(int64_t start, bool final, int index, std::string* expected) {
-  ChunkWriter w(kStartNanos + start - kStartTicks, start);
+// One chunk starting at START (ticks), its keys from *NEXT_KEY on; appends its expected text to
+// EXPECTED. The second chunk adds its threads in the other order: a key reused across chunks for
+// another thread would read as the first chunk's thread.
+std::string chunk(int64_t start, bool final, int index, uint64_t* next_key, std::string* expected) {
+  ChunkWriter w(kStartNanos + start - kStartTicks, start, *next_key);
   Sample s(&w);
   const ThreadSpec main_thread{4242, "java", 1, "main"};
   const ThreadSpec worker{4243, "pool-1-thread-1", 23, "Ünïcødé ☃ worker"};
   const ThreadSpec gc{4250, "G1 Conc#0", -1, ""};
+  const uint64_t t_gc = index == 0 ? 0 : s.thread(gc);
+  const uint64_t t_worker = index == 0 ? 0 : s.thread(worker);
   const uint64_t t_main = s.thread(main_thread);
-  const uint64_t t_worker = s.thread(worker);
-  const uint64_t t_gc = s.thread(gc);
+  const uint64_t t_worker_ = index == 0 ? s.thread(worker) : t_worker;
+  const uint64_t t_gc_ = index == 0 ? s.thread(gc) : t_gc;
 
   std::string java_text, mixed_text, deep_text, gc_text;
   const uint64_t java_stack = s.stack({{"java.lang.String", "hashCode", "()I", 1503, 10, FrameKind::kInlined},
@@ -108,18 +112,18 @@ std::string chunk(int64_t start, bool final, int index, std::string* expected) {
   *expected +=
       event_line("jdk.ExecutionSample", t, 0, " sampledThread=" + main_text + " state=STATE_RUNNABLE") + java_text;
   t += 1'000'000;
-  w.execution_sample(t, t_worker, mixed_stack);
+  w.execution_sample(t, t_worker_, mixed_stack);
   *expected +=
       event_line("jdk.ExecutionSample", t, 0, " sampledThread=" + worker_text + " state=STATE_RUNNABLE") + mixed_text;
   t += 7;
-  w.execution_sample(t, t_gc, gc_stack);
+  w.execution_sample(t, t_gc_, gc_stack);
   *expected +=
       event_line("jdk.ExecutionSample", t, 0, " sampledThread=" + thread_text(gc) + " state=STATE_RUNNABLE") + gc_text;
   t += 1'000'000;
   w.wall_clock_sample(t, t_main, deep_stack);
   *expected += event_line("jvmkit.WallClockSample", t, 0, " sampledThread=" + main_text) + deep_text;
   t += 1'000'000;
-  w.perf_event_sample(t, t_worker, java_stack, "page-faults", 1000);
+  w.perf_event_sample(t, t_worker_, java_stack, "page-faults", 1000);
   *expected +=
       event_line("jvmkit.PerfEventSample", t, 0, " sampledThread=" + worker_text + " event=page-faults weight=1000") +
       java_text;
@@ -129,12 +133,12 @@ std::string chunk(int64_t start, bool final, int index, std::string* expected) {
       event_line("jdk.ObjectAllocationSample", t, 0, " eventThread=" + main_text + " objectClass=int[] weight=524288") +
       java_text;
   t += 1'000'000;
-  w.monitor_enter(t, 2'500'000, t_worker, java_stack, w.add_class("java.lang.Object"));
+  w.monitor_enter(t, 2'500'000, t_worker_, java_stack, w.add_class("java.lang.Object"));
   *expected += event_line("jdk.JavaMonitorEnter", t, 2'500'000,
                           " eventThread=" + worker_text + " monitorClass=java.lang.Object") +
                java_text;
   t += 1'000'000;
-  w.thread_park(t, 40'000, t_worker, java_stack, w.add_class("java.util.concurrent.locks.ReentrantLock$NonfairSync"));
+  w.thread_park(t, 40'000, t_worker_, java_stack, w.add_class("java.util.concurrent.locks.ReentrantLock$NonfairSync"));
   *expected +=
       event_line("jdk.ThreadPark", t, 40'000,
                  " eventThread=" + worker_text + " parkedClass=java.util.concurrent.locks.ReentrantLock$NonfairSync") +
@@ -150,7 +154,9 @@ std::string chunk(int64_t start, bool final, int index, std::string* expected) {
     w.active_setting(start, jvmkit::jfr::kExecutionSample, "period", "10 ms");
     *expected += event_line("jdk.ActiveSetting", start, 0, " eventThread=null id=100 name=period value=10 ms");
   }
-  return w.finish(t + 1, final);
+  std::string bytes = w.finish(t + 1, final);
+  *next_key = w.next_key();
+  return bytes;
 }
 
 }  // namespace
@@ -162,9 +168,10 @@ int main(int argc, char** argv) {
   }
   const std::string dir = argv[1];
   std::string expected_all, expected_first;
-  const std::string first = chunk(kStartTicks, false, 0, &expected_all);
+  uint64_t next_key = 1;
+  const std::string first = chunk(kStartTicks, false, 0, &next_key, &expected_all);
   expected_first = expected_all;
-  const std::string second = chunk(kStartTicks + 2'000'000'000, true, 1, &expected_all);
+  const std::string second = chunk(kStartTicks + 2'000'000'000, true, 1, &next_key, &expected_all);
   std::ofstream(dir + "/all_types.jfr", std::ios::binary) << first << second;
   std::ofstream(dir + "/all_types.expected", std::ios::binary) << expected_all;
   // Cut in the middle of the second chunk's events: its header is whole, the rest is not.

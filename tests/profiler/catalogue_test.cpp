@@ -222,7 +222,8 @@ TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
 
 TEST(Catalogue, MessagesListEveryName) {
   EXPECT_EQ(option_names(),
-            "event, interval, file, format, threads, ann, signal, loop, keep, depth, max_stacks, alloc, lock, live, "
+            "event, interval, file, format, threads, ann, signal, loop, keep, chunktime, depth, max_stacks, alloc, "
+            "lock, live, "
             "cstack, start, stop, dump, status, reply");
   std::string events;
   for (const EventSpec& e : all_events()) events += (events.empty() ? "" : ", ") + std::string(e.name);

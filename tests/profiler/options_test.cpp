@@ -74,6 +74,8 @@ TEST(Options, FormatFromExtensionAndExplicitFormatWins) {
   Options o = parse_ok("format=pprof");
   EXPECT_EQ(o.file, "jvmkit-profile-42.pb.gz");
   EXPECT_EQ(parse_ok("format=collapsed").file, "jvmkit-profile-42.collapsed");
+  EXPECT_EQ(parse_ok("file=a.jfr").format, OutputFormat::kJfr);
+  EXPECT_EQ(parse_ok("format=jfr").file, "jvmkit-profile-42.jfr");
 }
 
 TEST(Options, EveryEventNameIsKnown) {
@@ -152,7 +154,8 @@ TEST(Options, JvmEventErrors) {
             "interval=1ms: no signal event to sample at it (alloc: alloc takes alloc=SIZE, lock takes lock=DURATION)");
   EXPECT_EQ(parse_error("live"), "live: only with the alloc event");
   EXPECT_EQ(parse_error("event=cpu,bogus"),
-            "bogus: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
+            "bogus: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, chunktime, "
+            "depth, "
             "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
 }
 
@@ -171,7 +174,7 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
   EXPECT_EQ(parse_error("event=page-faults,interval=0"), "interval=0: must be at least 1");
   EXPECT_EQ(parse_error("interval"), "interval: needs a value");
   EXPECT_EQ(parse_error("file="), "file=: needs a value");
-  EXPECT_EQ(parse_error("format=svg"), "format=svg: unknown format (use collapsed, html or pprof)");
+  EXPECT_EQ(parse_error("format=svg"), "format=svg: unknown format (use collapsed, html, pprof or jfr)");
   EXPECT_EQ(parse_error("threads=yes"), "threads=yes: takes no value");
   EXPECT_EQ(parse_error("ann=1"), "ann=1: takes no value");
   EXPECT_EQ(parse_error("signal=abc"), "signal=abc: not a signal number");
@@ -179,10 +182,10 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
             "signal=11: signal not usable for sampling: the JVM uses it or it cannot be "
             "caught (use 27 (SIGPROF), or a real-time signal " +
                 std::to_string(SIGRTMIN) + ".." + std::to_string(SIGRTMAX) + ")");
-  EXPECT_EQ(
-      parse_error("colour=red"),
-      "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, depth, "
-      "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
+  EXPECT_EQ(parse_error("colour=red"),
+            "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, "
+            "chunktime, depth, "
+            "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
   EXPECT_EQ(parse_error("threads,,ann"), "empty option in 'threads,,ann' (two commas, or a trailing comma)");
   EXPECT_EQ(parse_error("threads,"), "empty option in 'threads,' (two commas, or a trailing comma)");
 }
@@ -237,6 +240,8 @@ TEST(Options, ControlAndContinuousOptions) {
   EXPECT_EQ(o.depth, 8192);
   EXPECT_EQ(o.max_stacks, 5000);
   EXPECT_EQ(o.format, OutputFormat::kPprof);
+  EXPECT_EQ(o.chunk_ns, 1'000'000'000);
+  EXPECT_EQ(parse_ok("file=x.jfr,chunktime=250ms").chunk_ns, 250'000'000);
   EXPECT_EQ(parse_ok("status").action, Action::kStatus);
   EXPECT_EQ(parse_ok("dump").action, Action::kDump);
 }
@@ -256,6 +261,8 @@ TEST(Options, ControlAndContinuousErrors) {
   EXPECT_EQ(parse_error("depth=65537"), "depth=65537: out of range (1..65536)");
   EXPECT_EQ(parse_error("depth=deep"), "depth=deep: not a number");
   EXPECT_EQ(parse_error("max_stacks=10"), "max_stacks=10: out of range (1000..2147483648)");
+  EXPECT_EQ(parse_error("chunktime=50ms"), "chunktime=50ms: too short (the shortest is 100ms)");
+  EXPECT_EQ(parse_error("chunktime=soon"), parse_error("loop=soon").replace(0, 4, "chunktime"));
 }
 
 TEST(Options, ReplyIsFoundInAListThatDoesNotParse) {

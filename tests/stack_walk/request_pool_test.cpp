@@ -29,12 +29,14 @@ TEST(RequestPool, BeginLeavesNothingOfTheSlotsPreviousRequest) {
   first->sp = 0x2000;
   first->coarse_top = true;
   first->physical_count = 3;
+  first->time_ns = 1;
   pool.producer().publish(index);
   uint64_t ticket = 0;
   ASSERT_TRUE(pool.take(&index, &ticket));
   pool.release(index);
 
   auto* jni = reinterpret_cast<JNIEnv*>(0x20);
+  const int64_t before = monotonic_ns();
   Request* second = pool.producer().begin(&index, RequestKind::kOtherBiased, jvmtiStackTraceCallbacks{}, nullptr, jni);
   ASSERT_EQ(second, first);  // the one slot, again
   EXPECT_EQ(second->kind, RequestKind::kOtherBiased);
@@ -47,6 +49,9 @@ TEST(RequestPool, BeginLeavesNothingOfTheSlotsPreviousRequest) {
   EXPECT_EQ(second->sp, 0u);
   EXPECT_FALSE(second->coarse_top);
   EXPECT_EQ(second->physical_count, 0);
+  // The moment of this request, not of the slot's last one.
+  EXPECT_GE(second->time_ns, before);
+  EXPECT_LE(second->time_ns, monotonic_ns());
 }
 
 TEST(RequestPool, ExhaustedPoolBeginsNothing) {

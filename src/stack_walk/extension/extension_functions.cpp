@@ -38,6 +38,11 @@ jvmtiError JNICALL get_current_trace_served_later(jvmtiEnv*, jboolean* served_la
   *served_later = JvmkitCurrentTraceServedLater();
   return JVMTI_ERROR_NONE;
 }
+jvmtiError JNICALL get_current_trace_time(jvmtiEnv*, jlong* time_ns) {
+  if (time_ns == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  *time_ns = JvmkitCurrentTraceTime();
+  return JVMTI_ERROR_NONE;
+}
 jvmtiError JNICALL set_native_frames(jvmtiEnv*, jint mode) { return JvmkitSetNativeFrames(mode); }
 jvmtiError JNICALL get_current_trace_thread(jvmtiEnv*, jvmkitTraceThread* thread) {
   return JvmkitCurrentTraceThread(thread);
@@ -70,8 +75,8 @@ jvmtiExtensionFunction as_extension(F f) {
 
 // JVMTI's parameter types have no struct passed by value: RequestStackTrace's callbacks are listed
 // as kind IN of type CVOID, and the description gives the C prototype to cast the pointer to.
-const std::array<Function, 14>& functions() {
-  static const std::array<Function, 14> table = {{
+const std::array<Function, 15>& functions() {
+  static const std::array<Function, 15> table = {{
       {as_extension(&RequestStackTrace),
        "com.sun.hotspot.functions.RequestStackTrace",
        "jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
@@ -136,6 +141,12 @@ const std::array<Function, 14>& functions() {
        "jvmtiError GetCurrentTraceServedLater(jvmtiEnv* env, jboolean* served_later): JvmkitCurrentTraceServedLater "
        "(jvmkit/stack_walk.h), for use inside the callbacks of a trace.",
        {{"served_later", JVMTI_KIND_OUT, JVMTI_TYPE_JBOOLEAN, false}},
+       {}},
+      {as_extension(&get_current_trace_time),
+       "jvmkit.functions.GetCurrentTraceTime",
+       "jvmtiError GetCurrentTraceTime(jvmtiEnv* env, jlong* time_ns): JvmkitCurrentTraceTime "
+       "(jvmkit/stack_walk.h), the CLOCK_MONOTONIC ns of the request, for use inside the callbacks of a trace.",
+       {{"time_ns", JVMTI_KIND_OUT, JVMTI_TYPE_JLONG, false}},
        {}},
       {as_extension(&JvmkitRequestStackTraceNative),
        "jvmkit.functions.RequestStackTraceNative",

@@ -14,6 +14,10 @@
 // GetStackTrace, then signals its own thread, whose handler requests the unbiased trace with the
 // check's number as user_data. Delivery compares the two frame by frame (method; bci for Java
 // frames): a trace cut short at a VM-to-Java call shows as a mismatch in the frame count.
+//
+// Both modes: each trace's JvmkitCurrentTraceTime lies between its check's GetStackTrace (taken
+// just before the request) and the return of its request (or its endStackTrace, when delivery came
+// first), also for a trace served later; failure callbacks see 0.
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -27,6 +31,7 @@
 #include <vector>
 
 #include "agent.hpp"
+#include "base/clock.hpp"
 #include "base/thread_id.hpp"
 #include "tests/support/queue_signal.hpp"
 #include "tests/support/signal_handler.hpp"
@@ -43,7 +48,15 @@ struct Frame {
 };
 
 std::mutex g_mutex;
-std::unordered_map<int64_t, std::vector<Frame>> g_expected;  // by check number
+// GetStackTrace's frames, and the monotonic clock read before they were taken and after the
+// request returned (0 until then): the bounds of the request's JvmkitCurrentTraceTime. The upper
+// one tells the request's moment from the delivery's, when the request returned first.
+struct Expected {
+  std::vector<Frame> frames;
+  int64_t before_ns;
+  int64_t after_ns = 0;
+};
+std::unordered_map<int64_t, Expected> g_expected;  // by check number
 std::atomic<int64_t> g_next_check{1};
 std::atomic<int64_t> g_refused_by_error[128] = {};
 std::atomic<int64_t> g_requested{0}, g_refused{0}, g_compared{0}, g_mismatched{0}, g_failed{0};
@@ -51,6 +64,12 @@ std::atomic<int64_t> g_requested{0}, g_refused{0}, g_compared{0}, g_mismatched{0
 // (the only ones that may: they describe a later moment of their thread).
 std::atomic<int64_t> g_flagged_later{0}, g_mismatched_later{0};
 bool g_trace_served_later = false;  // the trace being delivered (delivery thread only)
+// JvmkitCurrentTraceTime: every request was made after the agent was loaded, after its check's
+// GetStackTrace and before its trace's endStackTrace, and one trace has one time. Traces that break
+// this, and failure callbacks that see a time at all.
+const int64_t g_run_start_ns = jvmkit::monotonic_ns();
+int64_t g_trace_time_ns = 0;  // the trace being delivered, as beginStackTrace saw it
+std::atomic<int64_t> g_time_out_of_range{0}, g_time_in_failure{0}, g_time_bounded{0};
 int g_printed = 0;
 
 // mode=at_call: where requests were made, and traces that came unbiased.
@@ -146,6 +165,7 @@ void JNICALL on_begin(jthread, jboolean biased, void*) {
   g_delivered.clear();
   g_trace_served_later = JvmkitCurrentTraceServedLater() == JNI_TRUE;
   if (g_trace_served_later) g_flagged_later++;
+  g_trace_time_ns = JvmkitCurrentTraceTime();
   if (mode() == "at_call" && biased != JNI_TRUE) g_unbiased_at_call++;
 }
 
@@ -156,7 +176,10 @@ jint JNICALL on_frame(jvmtiFrameType, jmethodID method, jlocation location, void
 
 void JNICALL on_end(jthread, void* ud) {
   const int64_t check = static_cast<int64_t>(reinterpret_cast<intptr_t>(ud));
+  const int64_t now = jvmkit::monotonic_ns();
+  const int64_t time = JvmkitCurrentTraceTime();
   std::vector<Frame> expected;
+  int64_t before = 0, after = 0;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
     auto it = g_expected.find(check);
@@ -164,13 +187,19 @@ void JNICALL on_end(jthread, void* ud) {
       violation("probe check %lld delivered but never taken", (long long)check);
       return;
     }
-    expected = std::move(it->second);
+    expected = std::move(it->second.frames);
+    before = it->second.before_ns;
+    after = it->second.after_ns;
     g_expected.erase(it);
     auto source = g_source.find(check);
     if (source != g_source.end()) {
       g_compared_by_source[source->second]++;
       g_source.erase(source);
     }
+  }
+  if (after != 0) g_time_bounded++;
+  if (time != g_trace_time_ns || time < before || time < g_run_start_ns || time > now || (after != 0 && time > after)) {
+    g_time_out_of_range++;
   }
   g_compared++;
   if (has_nested_initializer(expected)) g_compared_nested++;
@@ -185,6 +214,7 @@ void JNICALL on_end(jthread, void* ud) {
 
 void JNICALL on_failure(jthread, void* ud) {
   g_failed++;
+  if (JvmkitCurrentTraceTime() != 0) g_time_in_failure++;
   const jvmkitFailureReason reason = JvmkitCurrentFailureReason();
   if (reason >= 0 && reason < JVMKIT_FAILURE_REASON_COUNT) g_failed_by_reason[reason]++;
   std::lock_guard<std::mutex> lock(g_mutex);
@@ -207,6 +237,7 @@ void probe_handler(int, siginfo_t* info, void* ucontext) {
 // Takes GetStackTrace of the current thread and keeps it for the comparison: the check's number,
 // or 0 when there is nothing to compare (no Java frames, or deeper than the probe keeps).
 int64_t take_expected(Source source) {
+  const int64_t before = jvmkit::monotonic_ns();
   jvmtiFrameInfo frames[kMaxDepth];
   jint count = 0;
   if (g_jvmti->GetStackTrace(nullptr, 0, kMaxDepth, frames, &count) != JVMTI_ERROR_NONE || count == 0 ||
@@ -218,9 +249,17 @@ int64_t take_expected(Source source) {
   expected.reserve(static_cast<size_t>(count));
   for (jint i = 0; i < count; i++) expected.push_back(Frame{frames[i].method, frames[i].location});
   std::lock_guard<std::mutex> lock(g_mutex);
-  g_expected.emplace(check, std::move(expected));
+  g_expected.emplace(check, Expected{std::move(expected), before});
   g_source.emplace(check, source);
   return check;
+}
+
+// The request of CHECK has returned: its trace's time cannot be later than now.
+void returned(int64_t check) {
+  const int64_t now = jvmkit::monotonic_ns();
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_expected.find(check);
+  if (it != g_expected.end()) it->second.after_ns = now;
 }
 
 void forget(int64_t check) {
@@ -240,6 +279,8 @@ void request_at_call(Source source) {
     forget(check);
     g_refused++;
     g_refused_by_error[err >= 0 && err < 128 ? err : 0]++;
+  } else {
+    returned(check);
   }
 }
 
@@ -344,6 +385,22 @@ bool check_probes(long min_checks, int64_t allowed_mismatches) {
     }
   }
   bool ok = true;
+  std::fprintf(stderr,
+               "PROBE: %lld traces with a time out of range (%lld delivered after their request returned, so "
+               "bounded by that too), %lld failure callbacks with a time\n",
+               (long long)g_time_out_of_range.load(), (long long)g_time_bounded.load(),
+               (long long)g_time_in_failure.load());
+  if (g_time_out_of_range.load() != 0 || g_time_in_failure.load() != 0) {
+    violation(
+        "JvmkitCurrentTraceTime: %lld traces out of [their GetStackTrace, their request's return or endStackTrace], "
+        "%lld failures with a time",
+        (long long)g_time_out_of_range.load(), (long long)g_time_in_failure.load());
+    ok = false;
+  }
+  if (JvmkitCurrentTraceTime() != 0) {
+    violation("JvmkitCurrentTraceTime outside a trace returned %lld", (long long)JvmkitCurrentTraceTime());
+    ok = false;
+  }
   if (mode() != "at_call" && g_flagged_later.load() != 0) {
     violation("%lld traces of signal requests flagged served later", (long long)g_flagged_later.load());
     ok = false;
@@ -381,6 +438,8 @@ JNIEXPORT void JNICALL Java_jvmkit_test_walk_Agent_probe(JNIEnv*, jclass) {
   // Delivered to this thread before the call returns: the handler runs on this very stack.
   if (!jvmkit::testing::queue_signal(jvmkit::current_tid(), probe_signal(), value)) {
     violation("probe: could not signal the current thread");
+  } else {
+    returned(check);
   }
 }
 
