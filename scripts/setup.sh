@@ -46,10 +46,25 @@ for p in "${KEEP_CURRENT[@]}"; do
   fi
 done
 
+# Node.js and npm drive the browser tests (Puppeteer). A host may have them from elsewhere
+# (NodeSource's nodejs bundles npm, and Debian's npm package conflicts with it): only a missing
+# command is installed, from Debian.
+for tool in node:nodejs npm:npm; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || missing+=("${tool##*:}")
+done
+
 if [ ${#missing[@]} -eq 0 ] && [ ${#outdated[@]} -eq 0 ]; then
   echo "setup: all ${#PACKAGES[@]} packages present and current"
-  exit 0
+else
+  echo "setup: installing ${missing[*]} ${outdated[*]}"
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" "${outdated[@]}"
+  echo "setup: done"
 fi
-echo "setup: installing ${missing[*]} ${outdated[*]}"
-as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" "${outdated[@]}"
-echo "setup: done"
+
+# The browser tests' npm packages (tests/browser/package-lock.json: Puppeteer, driving Debian's
+# Chromium), installed when missing or when the lock file changed since.
+browser=$(cd "$(dirname "$0")/../tests/browser" && pwd)
+if [ ! -f "$browser/node_modules/.package-lock.json" ] || [ "$browser/package-lock.json" -nt "$browser/node_modules/.package-lock.json" ]; then
+  echo "setup: npm ci in tests/browser (Puppeteer)"
+  (cd "$browser" && npm ci --no-audit --no-fund --loglevel=error) || { echo "setup: npm ci failed"; exit 1; }
+fi

@@ -11,10 +11,14 @@
 #include "cli/command_line.hpp"
 #include "cli/commands.hpp"
 #include "cli/usage.hpp"
+#include "convert/convert.hpp"
 
 int main(int argc, char** argv) {
   using namespace jvmkit::cli;
   const std::vector<std::string> args(argv + 1, argv + argc);
+  // convert and diff work on files, not on a JVM: their own command line, no agent.
+  if (!args.empty() && args[0] == "convert") return jvmkit::convert::run_convert({args.begin() + 1, args.end()});
+  if (!args.empty() && args[0] == "diff") return jvmkit::convert::run_diff({args.begin() + 1, args.end()});
   CommandLine cl;
   if (jvmkit::Error e = parse_command_line(args, &cl)) {
     std::fprintf(stderr, "jvmkit: %s\n", e.message().c_str());

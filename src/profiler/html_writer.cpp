@@ -20,6 +20,7 @@ struct MergedNode {
   int64_t total = 0;
   int64_t self = 0;
   std::map<std::pair<uint32_t, int>, MergedNode> kids;
+  uint32_t id = 0;  // its index in the preorder the page numbers nodes in (set by emit)
 };
 
 void json_string(std::string* out, const std::string& s) {
@@ -68,18 +69,19 @@ std::string html_escape(const std::string& s) {
 }
 
 // Children are drawn in name order (as flamegraph.pl does), so that two profiles of the same
-// program look alike.
-void emit(const MergedNode& n, const std::vector<std::string>& names, std::string* out) {
+// program look alike. NEXT_ID numbers the nodes in the order written, as the page does.
+void emit(MergedNode& n, const std::vector<std::string>& names, std::string* out, uint32_t* next_id) {
+  n.id = (*next_id)++;
   *out += '[' + std::to_string(n.name) + ',' + std::to_string(n.type) + ',' + std::to_string(n.total) + ',' +
           std::to_string(n.self) + ",[";
-  std::vector<const MergedNode*> kids;
-  for (const auto& [key, kid] : n.kids) kids.push_back(&kid);
+  std::vector<MergedNode*> kids;
+  for (auto& [key, kid] : n.kids) kids.push_back(&kid);
   std::sort(kids.begin(), kids.end(), [&](const MergedNode* a, const MergedNode* b) {
     return names[a->name] != names[b->name] ? names[a->name] < names[b->name] : a->type < b->type;
   });
   for (size_t i = 0; i < kids.size(); i++) {
     if (i > 0) *out += ',';
-    emit(*kids[i], names, out);
+    emit(*kids[i], names, out, next_id);
   }
   *out += "]]";
 }
@@ -109,12 +111,15 @@ class NameTable {
   std::vector<std::string> names_;
 };
 
-// EVENT's tree merged by (name, type), with the values the page shows (counts or weights).
-MergedNode merged_tree(const EventProfile& event, NameTable* names) {
-  const auto& nodes = event.profile->nodes();
-  const auto& methods = event.profile->methods();
+// PROFILE's tree merged by (name, type), with the values the page shows (EVENT's counts or
+// weights). MERGED_OF (may be null) receives the drawn node of each profile node.
+MergedNode merged_tree(const Profile& profile, const EventProfile& event, NameTable* names,
+                       std::vector<MergedNode*>* merged_of) {
+  const auto& nodes = profile.nodes();
+  const auto& methods = profile.methods();
   MergedNode root{names->id("all"), 5};
   root.total = event.shown(nodes[Profile::kRoot].total, nodes[Profile::kRoot].total_weight);
+  if (merged_of != nullptr) merged_of->assign(nodes.size(), &root);
   // Walk the tree, merging children with the same (name, type) into one drawn node.
   struct Item {
     uint32_t node;
@@ -138,6 +143,7 @@ MergedNode merged_tree(const EventProfile& event, NameTable* names) {
       }
       m.total += event.shown(child.total, child.total_weight);
       m.self += event.shown(child.self, child.self_weight);
+      if (merged_of != nullptr) (*merged_of)[c] = &m;
       stack.push_back({c, &m});
     }
   }
@@ -161,6 +167,32 @@ constexpr NativeTypesText kNativeTypes[] = {
     {"/*NATIVE_TYPES*/", ", \"native code\", \"JVM\", \"kernel\""},
 };
 
+// The time cells of an event as the page reads them: {start_ms, cell_ms, per_column, cells, t, n,
+// v}, one entry per (cell, drawn node), in cell order.
+void append_cells(const TimeCells& cells, const EventProfile& e, const std::vector<MergedNode*>& merged_of,
+                  std::string* out) {
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> values;
+  for (const TimeCells::Entry& entry : cells.entries) {
+    if (entry.node >= merged_of.size()) continue;
+    values[{entry.cell, merged_of[entry.node]->id}] += e.shown(entry.count, entry.weight);
+  }
+  *out += ",\"cells\":{\"start_ms\":" + std::to_string(cells.start_ns / 1'000'000) +
+          ",\"cell_ms\":" + std::to_string(cells.cell_ns / 1'000'000) +
+          ",\"per_column\":" + std::to_string(cells.per_column) + ",\"cells\":" + std::to_string(cells.cells);
+  for (const char* field : {"t", "n", "v"}) {
+    *out += ",\"" + std::string(field) + "\":[";
+    bool first = true;
+    for (const auto& [key, value] : values) {
+      if (!first) *out += ',';
+      first = false;
+      const int64_t x = field[0] == 't' ? key.first : field[0] == 'n' ? key.second : value;
+      *out += std::to_string(x);
+    }
+    *out += ']';
+  }
+  *out += '}';
+}
+
 bool has_native_frames(const Profile& profile) {
   for (const Profile::Node& n : profile.nodes()) {
     if (n.total > 0 && is_native_frame_type(n.frame.type)) return true;
@@ -172,8 +204,13 @@ bool has_native_frames(const Profile& profile) {
 
 std::string html_text(std::span<const EventProfile> events, const RunInfo& info) {
   NameTable names;
-  std::vector<MergedNode> roots;
-  for (const EventProfile& e : events) roots.push_back(merged_tree(e, &names));
+  std::vector<MergedNode> roots, bases;
+  std::vector<std::vector<MergedNode*>> merged_of(events.size());
+  for (size_t i = 0; i < events.size(); i++) {
+    const EventProfile& e = events[i];
+    roots.push_back(merged_tree(*e.profile, e, &names, e.cells != nullptr ? &merged_of[i] : nullptr));
+    bases.push_back(e.base != nullptr ? merged_tree(*e.base, e, &names, nullptr) : MergedNode{0, 5});
+  }
   std::string data = "{\"names\":[";
   for (size_t i = 0; i < names.names().size(); i++) {
     if (i > 0) data += ',';
@@ -193,7 +230,14 @@ std::string html_text(std::span<const EventProfile> events, const RunInfo& info)
     data += ",\"unit\":";
     json_string(&data, e.shown_unit());
     data += ",\"root\":";
-    emit(roots[i], names.names(), &data);
+    uint32_t next_id = 0;
+    emit(roots[i], names.names(), &data, &next_id);
+    if (e.base != nullptr) {
+      data += ",\"base\":";
+      uint32_t base_ids = 0;
+      emit(bases[i], names.names(), &data, &base_ids);
+    }
+    if (e.cells != nullptr) append_cells(*e.cells, e, merged_of[i], &data);
     data += '}';
   }
   data += "]}";

@@ -156,12 +156,12 @@ uint32_t Profile::overflow_child(uint32_t parent) {
   return add_node(parent, frame);
 }
 
-uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weight) {
+uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weight, int64_t count) {
   if (leaf_first.empty()) return kRoot;
   max_depth_ = std::max(max_depth_, leaf_first.size());
   if (truncated_method_ != kNone && std::any_of(leaf_first.begin(), leaf_first.end(),
                                                 [this](const Frame& f) { return f.method == truncated_method_; })) {
-    truncated_samples_++;
+    truncated_samples_ += count;
   }
   // Find (or make) the node of the sample first, then count it there and in every ancestor: an
   // overflowing sample may end up outside the path it came down. Samples in a row share most of
@@ -186,16 +186,16 @@ uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weigh
       node = add_node(node, frame);
     } else {
       node = overflow_child(node);
-      overflow_samples_++;
+      overflow_samples_ += count;
       last_path_.clear();  // the overflow node is no frame's: nothing to share
       break;
     }
     last_path_.push_back(node);
   }
-  nodes_[node].self++;
+  nodes_[node].self += count;
   nodes_[node].self_weight += weight;
   for (uint32_t n = node;; n = nodes_[n].parent) {
-    nodes_[n].total++;
+    nodes_[n].total += count;
     nodes_[n].total_weight += weight;
     if (n == kRoot) break;
   }

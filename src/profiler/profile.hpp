@@ -141,8 +141,9 @@ class Profile {
   // root frame (the thread's, when split by thread) is the last. An empty trace adds nothing; any
   // other adds exactly one sample to total_samples() and WEIGHT to total_weight(), past the limits
   // too.
-  // Returns the node the sample was counted in (kRoot for an empty trace).
-  uint32_t add_sample(const std::vector<Frame>& leaf_first, int64_t weight = 1);
+  // Returns the node the sample was counted in (kRoot for an empty trace). COUNT > 1 adds that
+  // many samples of the stack at once (WEIGHT is then their total): a converted profile's line.
+  uint32_t add_sample(const std::vector<Frame>& leaf_first, int64_t weight = 1, int64_t count = 1);
   // Takes back a sample of WEIGHT that add_sample counted in NODE (alloc's live option: its object
   // was freed). Its nodes stay, with smaller counts; writers leave out what counts nothing.
   void remove_sample(uint32_t node, int64_t weight);

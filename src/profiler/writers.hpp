@@ -28,6 +28,22 @@ struct RunInfo {
   bool window = false;           // a continuous-mode window: collapsed output starts with a comment line
 };
 
+// The samples of an event in time, for the HTML page's time view (the converter makes them from
+// a recording): the time cut into cells, and per (cell, node of the event's profile) the samples.
+struct TimeCells {
+  int64_t start_ns = 0;  // the first cell's start, wall clock
+  int64_t cell_ns = 20'000'000;
+  uint32_t per_column = 50;  // cells per column of the page's heatmap
+  uint32_t cells = 0;        // cells from the first to the last sample
+  struct Entry {
+    uint32_t cell;
+    uint32_t node;  // Profile node
+    int64_t count;
+    int64_t weight;
+  };
+  std::vector<Entry> entries;
+};
+
 // One event's profile, as the writers see it. A run of several events (cpu,alloc,lock) has one
 // per event: pprof puts them in one file with all their sample types, html in one page with a
 // selector, collapsed in one file each.
@@ -42,6 +58,11 @@ struct EventProfile {
   // Samples carry their own weights (alloc: bytes; lock: ns): collapsed and html show weights, and
   // pprof's value is the weight. Otherwise every sample weighs the interval and counts are shown.
   bool weighted = false;
+  // html only: the base of a differential flame graph (jvmkit diff): frames are coloured by their
+  // change in share from it. Null for none.
+  const Profile* base = nullptr;
+  // html only: the samples in time, for the page's heatmap and ranges. Null for none.
+  const TimeCells* cells = nullptr;
 
   // What collapsed and html show of a node: its weight or its count.
   int64_t shown(int64_t count, int64_t weight) const { return weighted ? weight : count; }

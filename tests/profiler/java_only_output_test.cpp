@@ -30,11 +30,22 @@ std::string first_difference(const std::string& a, const std::string& b) {
          "):\n  now:    " + a.substr(from, 80) + "\n  before: " + b.substr(from, 80);
 }
 
+// The HTML page's script and style are the template's, which changes with the page's features;
+// what must not change is the data a profile puts in it: the line "var DATA = ...;".
+std::string html_data(const std::string& page) {
+  const size_t at = page.find("var DATA = ");
+  return at == std::string::npos ? page : page.substr(at, page.find('\n', at) - at);
+}
+
 TEST(JavaOnlyOutput, EveryWriterGivesTheBytesOfBeforeNativeFrames) {
   const auto outputs = golden::java_only_outputs(pprof_test::gunzip);
   ASSERT_EQ(outputs.size(), 10u);
   for (const golden::Output& o : outputs) {
     const std::string before = golden(o.name);
+    if (o.name.ends_with(".html")) {
+      EXPECT_EQ(html_data(o.bytes), html_data(before)) << o.name << "'s data differs";
+      continue;
+    }
     EXPECT_EQ(o.bytes, before) << o.name << " differs " << first_difference(o.bytes, before);
   }
 }
