@@ -2,7 +2,7 @@
 // per (cell of time, stack) the samples and their weight.
 //
 // Cells are 20 ms. Bounded: a recording longer than 10 minutes (30,000 cells), or one with more
-// than 4,194,304 distinct (cell, stack) pairs, gets cells twice as long, and again, until it fits;
+// than 1,048,576 distinct (cell, stack) pairs, gets cells twice as long, and again, until it fits;
 // the page says how long its cells are.
 #pragma once
 
@@ -17,7 +17,7 @@ class CellCollector {
  public:
   static constexpr int64_t kCellNs = 20'000'000;
   static constexpr int64_t kMaxCells = 30'000;
-  static constexpr size_t kMaxEntries = size_t{1} << 22;
+  static constexpr size_t kMaxEntries = size_t{1} << 20;
 
   void add(int64_t time_ns, uint32_t node, int64_t count, int64_t weight);
   // The cells, numbered from the first sample's; empty when no sample was added.

@@ -30,6 +30,27 @@ void ProfileSet::add(const Sample& s) {
     last_ns_ = std::max(last_ns_, s.time_ns);
   }
   if (e.interval == 0 && s.weight > 0 && s.count == 1 && (s.event == "cpu" || s.event == "wall")) e.interval = s.weight;
+  const int64_t weight = s.weight > 0 ? s.weight : s.count;
+  const uint32_t node = node_of(e, s, weight);
+  if (cells_ && s.timed) e.cells.add(s.time_ns, node, s.count, weight);
+}
+
+// Counts S in E's profile; returns its node.
+uint32_t ProfileSet::node_of(Event& e, const Sample& s, int64_t weight) {
+  const CacheKey key{s.stack_id, split_threads_ ? s.os_tid : 0, s.leaf_class.data()};
+  if (s.stack_id != 0) {
+    if (s.stack_epoch != e.epoch) {
+      e.nodes.clear();
+      e.epoch = s.stack_epoch;
+    }
+    auto it = e.nodes.find(key);
+    if (it != e.nodes.end()) {
+      if (e.pending.size() <= it->second) e.pending.resize(it->second + 1);
+      e.pending[it->second].first += s.count;
+      e.pending[it->second].second += weight;
+      return it->second;
+    }
+  }
   frames_.clear();
   if (!s.leaf_class.empty()) frames_.push_back({method(e, s.leaf_class), prof::FrameType::kClass, 0});
   for (const SampleFrame& f : s.frames) frames_.push_back({method(e, f.name), f.type, f.line});
@@ -41,9 +62,9 @@ void ProfileSet::add(const Sample& s) {
     const std::string root = "[" + std::string(s.thread) + " tid=" + std::to_string(s.os_tid) + "]";
     frames_.push_back({method(e, root), prof::FrameType::kThread, 0});
   }
-  const int64_t weight = s.weight > 0 ? s.weight : s.count;
   const uint32_t node = e.profile.add_sample(frames_, weight, s.count);
-  if (cells_ && s.timed) e.cells.add(s.time_ns, node, s.count, weight);
+  if (s.stack_id != 0) e.nodes.emplace(key, node);
+  return node;
 }
 
 bool ProfileSet::has_cells() const {
@@ -52,9 +73,19 @@ bool ProfileSet::has_cells() const {
   return false;
 }
 
+void ProfileSet::Event::flush() {
+  for (uint32_t node = 0; node < pending.size(); node++) {
+    if (pending[node].first != 0 || pending[node].second != 0) {
+      profile.add_sample_at(node, pending[node].second, pending[node].first);
+    }
+  }
+  pending.clear();
+}
+
 std::vector<prof::EventProfile> ProfileSet::event_profiles(bool total) {
   std::vector<prof::EventProfile> out;
   for (const auto& e : events_) {
+    e->flush();
     prof::EventProfile p;
     if (cells_) {
       e->finished = e->cells.finish();

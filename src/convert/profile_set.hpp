@@ -31,12 +31,24 @@ class ProfileSet {
   std::vector<prof::EventProfile> event_profiles(bool total);
   // Whether some event has samples in time.
   bool has_cells() const;
-  // The samples added, all events.
+  // The samples added, all events (after event_profiles()).
   int64_t samples() const;
   int64_t first_ns() const { return first_ns_; }
   int64_t last_ns() const { return last_ns_; }
 
  private:
+  struct CacheKey {
+    uint64_t stack_id;
+    int64_t thread;
+    const char* leaf_class;
+    bool operator==(const CacheKey&) const = default;
+  };
+  struct CacheKeyHash {
+    size_t operator()(const CacheKey& k) const {
+      return static_cast<size_t>((k.stack_id * 0x9E3779B97F4A7C15ull) ^ static_cast<uint64_t>(k.thread) * 31 ^
+                                 reinterpret_cast<uintptr_t>(k.leaf_class));
+    }
+  };
   struct Event {
     std::string name;
     prof::Profile profile;
@@ -44,7 +56,16 @@ class ProfileSet {
     int64_t interval = 0;  // the weight of one sample, when the input says (a recording's period)
     CellCollector cells;
     prof::TimeCells finished;  // cells.finish(), for the writers
+    // The node of each (stack id, thread, leaf class) of the current stack epoch: a recording's
+    // samples of one stack in one chunk are counted without walking their frames again.
+    std::unordered_map<CacheKey, uint32_t, CacheKeyHash> nodes;
+    uint64_t epoch = 0;
+    // Samples counted at a node but not yet along its path (count, weight), by node: a node's
+    // ancestors are walked once per conversion, not once per sample (flush()).
+    std::vector<std::pair<int64_t, int64_t>> pending;
+    void flush();
   };
+  uint32_t node_of(Event& e, const Sample& s, int64_t weight);
   Event& event(std::string_view name);
   uint32_t method(Event& e, std::string_view name);
 

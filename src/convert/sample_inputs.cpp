@@ -69,12 +69,24 @@ class JfrSamples {
       s.java_tid = e.thread->java_tid;
       s.thread = e.thread->name;
     }
-    frames_.clear();
-    for (const jfr::ReadFrame& f : e.frames) frames_.push_back({name_of(f), frame_type(f.type), f.line});
-    s.frames = frames_;
+    // A stack seen before in this chunk: the frames made of it then.
+    if (e.chunk != chunk_) {
+      chunk_ = e.chunk;
+      stacks_.clear();
+    }
+    auto [cached, added] = stacks_.try_emplace(e.stack_id);
+    if (added) {
+      for (const jfr::ReadFrame& f : e.frames)
+        cached->second.frames.push_back({name_of(f), frame_type(f.type), f.line});
+      cached->second.id = stack_id(cached->second.frames, e.truncated);
+    }
+    s.frames = cached->second.frames;
+    // The same stack in every chunk has one id: the profiles' cache of stacks outlives a chunk.
+    s.stack_id = cached->second.id;
     s.truncated = e.truncated;
-    s.leaf_class = e.object_class;
-    if (e.type == "jdk.ThreadPark" && e.object_class.empty()) s.leaf_class = "[no blocker]";
+    // Interned: a leaf class is part of the profiles' cache key, by address.
+    s.leaf_class = e.object_class.empty() ? std::string_view() : intern(e.object_class);
+    if (e.type == "jdk.ThreadPark" && e.object_class.empty()) s.leaf_class = intern("[no blocker]");
     if (event == "lock") {
       s.weight = e.duration_ns;
     } else if (event == "cpu" || event == "wall") {
@@ -92,48 +104,53 @@ class JfrSamples {
     key_.assign(f.class_name);
     if (!key_.empty()) key_.push_back('.');
     key_.append(f.method);
-    auto it = names_.find(key_);
-    if (it == names_.end()) it = names_.emplace(key_, key_).first;
-    return it->second;
+    return intern(key_);
+  }
+
+  std::string_view intern(std::string_view text) {
+    std::string& kept = names_[std::string(text)];
+    if (kept.empty()) kept = text;
+    return kept;
+  }
+
+  // The id of a stack by its content: interned names (by address), types, lines, truncation.
+  uint64_t stack_id(const std::vector<SampleFrame>& frames, bool truncated) {
+    content_.assign(1, truncated ? 't' : 'w');
+    for (const SampleFrame& f : frames) {
+      const auto name = reinterpret_cast<uintptr_t>(f.name.data());
+      content_.append(reinterpret_cast<const char*>(&name), sizeof(name));
+      content_.push_back(static_cast<char>(f.type));
+      content_.append(reinterpret_cast<const char*>(&f.line), sizeof(f.line));
+    }
+    return stack_ids_.try_emplace(content_, stack_ids_.size() + 1).first->second;
   }
 
   const SampleFunction& f_;
   std::unordered_map<std::string, int64_t> periods_;  // by event type
   std::unordered_map<std::string, std::string> names_;
   std::string key_;
-  std::vector<SampleFrame> frames_;
+  uint64_t chunk_ = UINT64_MAX;
+  struct Stack {
+    std::vector<SampleFrame> frames;
+    uint64_t id = 0;  // by content, the same in every chunk
+  };
+  std::unordered_map<uint64_t, Stack> stacks_;  // this chunk's, by the reader's stack id
+  std::unordered_map<std::string, uint64_t> stack_ids_;
+  std::string content_;
 };
 
-// "name_[j]" -> ("name", kJit): the profiler's frame-type suffixes.
+// "name_[j]" -> ("name", kJit): the suffixes the profiler's collapsed output writes
+// (prof::frame_type_suffix), read back; "[name tid=N]" is a thread's root frame.
 SampleFrame collapsed_frame(std::string_view text) {
   SampleFrame f;
   f.name = text;
-  if (text.size() > 4 && text.substr(text.size() - 4, 2) == "_[" && text.back() == ']') {
-    const char c = text[text.size() - 2];
-    bool known = true;
-    switch (c) {
-      case 'j':
-        f.type = FrameType::kJit;
-        break;
-      case 'i':
-        f.type = FrameType::kInlined;
-        break;
-      case '0':
-        f.type = FrameType::kInterpreted;
-        break;
-      case 'n':
-        f.type = FrameType::kNative;
-        break;
-      case 'k':
-        f.type = FrameType::kClass;
-        break;
-      case 'K':
-        f.type = FrameType::kKernel;
-        break;
-      default:
-        known = false;
+  for (int t = 0; t <= static_cast<int>(FrameType::kKernel); t++) {
+    const std::string_view suffix = prof::frame_type_suffix(static_cast<FrameType>(t));
+    if (!suffix.empty() && text.size() > suffix.size() && text.ends_with(suffix)) {
+      f.type = static_cast<FrameType>(t);
+      f.name = text.substr(0, text.size() - suffix.size());
+      break;
     }
-    if (known) f.name = text.substr(0, text.size() - 4);
   }
   if (f.name.size() > 2 && f.name.front() == '[' && f.name.back() == ']' &&
       f.name.find(" tid=") != std::string_view::npos) {

@@ -29,8 +29,14 @@ struct Sample {
   std::span<const SampleFrame> frames;  // leaf first
   bool truncated = false;
   std::string_view leaf_class;  // alloc, lock: the class allocated or waited for
-  int64_t count = 1;            // samples it stands for (a collapsed line's count)
-  int64_t weight = 0;           // ns, bytes or events it stands for; 0 when the input says none
+  // The stack's identity in the input, for the converter's cache: samples with the same nonzero
+  // STACK_ID and STACK_EPOCH have the same frames and truncation (a recording's stack within one
+  // chunk), and within an epoch equal leaf classes have the same view (the same characters at the
+  // same address). 0: not known, the frames are read each time.
+  uint64_t stack_id = 0;
+  uint64_t stack_epoch = 0;
+  int64_t count = 1;   // samples it stands for (a collapsed line's count)
+  int64_t weight = 0;  // ns, bytes or events it stands for; 0 when the input says none
 };
 
 // Calls F for each sample of the input; F returns false to stop. The inputs' errors name the byte

@@ -64,10 +64,13 @@ uint64_t ChunkWriter::add_class(std::string_view java_name) {
       package_count_++;
       packages_.varint(p->second);
       packages_.varint(add_symbol(name));
+      packages_.varint(0);  // module: not known
+      packages_.boolean(false);
     }
     package = p->second;
   }
   classes_.varint(it->second);
+  classes_.varint(0);  // class loader: not known
   classes_.varint(add_symbol(java_name));
   classes_.varint(package);
   classes_.varint(0);  // modifiers: not known
@@ -126,6 +129,7 @@ uint64_t ChunkWriter::add_thread(const ThreadInfo& thread) {
     threads_.string(thread.java_name);
   }
   threads_.varint_signed(thread.java_tid);
+  threads_.varint(0);  // group: not known
   threads_.boolean(thread.is_virtual);
   return key;
 }

@@ -31,8 +31,10 @@
 namespace jvmkit::jfr {
 
 // The frame types, as JFR names them: "Interpreted", "JIT compiled", "Inlined", "Native", and
-// the native-frame types of async-profiler's recordings, "C++" and "Kernel".
-enum class FrameKind : uint8_t { kInterpreted = 1, kJit, kInlined, kNative, kCpp, kKernel };
+// the native-frame types of async-profiler's recordings, "C++" and "Kernel". Their keys in the
+// frame-type pool are the JDK's and async-profiler's (HotSpot's FRAME_INTERPRETER is 0), which
+// readers that go by the key rather than the name rely on.
+enum class FrameKind : uint8_t { kInterpreted = 0, kJit, kInlined, kNative, kCpp, kKernel };
 const char* frame_kind_name(FrameKind kind);
 
 struct StackFrame {

@@ -31,27 +31,54 @@ constexpr Annotation kLabelOsId[] = {{kLabel, "OS Thread Id"}};
 constexpr Annotation kLabelJavaName[] = {{kLabel, "Java Thread Name"}};
 constexpr Annotation kLabelJavaId[] = {{kLabel, "Java Thread Id"}};
 constexpr Annotation kLabelVirtual[] = {{kLabel, "Virtual Thread"}};
+constexpr Annotation kLabelGroup[] = {{kLabel, "Java Thread Group"}};
 constexpr FieldDef kThreadFields[] = {
     {"osName", kString, false, false, kLabelOsName},     {"osThreadId", kLong, false, false, kLabelOsId},
     {"javaName", kString, false, false, kLabelJavaName}, {"javaThreadId", kLong, false, false, kLabelJavaId},
-    {"virtual", kBoolean, false, false, kLabelVirtual},
+    {"group", kThreadGroup, true, false, kLabelGroup},   {"virtual", kBoolean, false, false, kLabelVirtual},
 };
 
 constexpr Annotation kLabelName[] = {{kLabel, "Name"}};
 constexpr Annotation kLabelPackage[] = {{kLabel, "Package"}};
 constexpr Annotation kLabelModifiers[] = {{kLabel, "Access Modifiers"}};
 constexpr Annotation kLabelHidden[] = {{kLabel, "Hidden"}};
+constexpr Annotation kLabelClassLoader[] = {{kLabel, "Class Loader"}};
 constexpr FieldDef kClassFields[] = {
+    {"classLoader", kClassLoader, true, false, kLabelClassLoader},
     {"name", kSymbol, true, false, kLabelName},
     {"package", kPackage, true, false, kLabelPackage},
     {"modifiers", kInt, false, false, kLabelModifiers},
     {"hidden", kBoolean, false, false, kLabelHidden},
 };
-constexpr FieldDef kPackageFields[] = {{"name", kSymbol, true, false, kLabelName}};
+constexpr Annotation kLabelModule[] = {{kLabel, "Module"}};
+constexpr Annotation kLabelExported[] = {{kLabel, "Exported"}};
+constexpr FieldDef kPackageFields[] = {
+    {"name", kSymbol, true, false, kLabelName},
+    {"module", kModule, true, false, kLabelModule},
+    {"exported", kBoolean, false, false, kLabelExported},
+};
+// Declared for the fields above that jvmkit leaves null; never a pool of their own.
+constexpr Annotation kLabelParent[] = {{kLabel, "Parent"}};
+constexpr Annotation kLabelType[] = {{kLabel, "Type"}};
+constexpr FieldDef kThreadGroupFields[] = {
+    {"parent", kThreadGroup, true, false, kLabelParent},
+    {"name", kString, false, false, kLabelName},
+};
+constexpr FieldDef kClassLoaderFields[] = {
+    {"type", kClass, true, false, kLabelType},
+    {"name", kSymbol, true, false, kLabelName},
+};
+constexpr Annotation kLabelVersion[] = {{kLabel, "Version"}};
+constexpr Annotation kLabelLocation[] = {{kLabel, "Location"}};
+constexpr FieldDef kModuleFields[] = {
+    {"name", kSymbol, true, false, kLabelName},
+    {"version", kSymbol, true, false, kLabelVersion},
+    {"location", kSymbol, true, false, kLabelLocation},
+    {"classLoader", kClassLoader, true, false, kLabelClassLoader},
+};
 constexpr Annotation kLabelString[] = {{kLabel, "String"}};
 constexpr FieldDef kSymbolFields[] = {{"string", kString, false, false, kLabelString}};
 
-constexpr Annotation kLabelType[] = {{kLabel, "Type"}};
 constexpr Annotation kLabelDescriptor[] = {{kLabel, "Descriptor"}};
 constexpr FieldDef kMethodFields[] = {
     {"type", kClass, true, false, kLabelType},
@@ -162,6 +189,9 @@ constexpr std::string_view kAnnotationBase = "java.lang.annotation.Annotation";
 constexpr Annotation kTypeThread[] = {{kLabel, "Thread"}};
 constexpr Annotation kTypeClass[] = {{kLabel, "Java Class"}};
 constexpr Annotation kTypePackage[] = {{kLabel, "Package"}};
+constexpr Annotation kTypeThreadGroup[] = {{kLabel, "Thread Group"}};
+constexpr Annotation kTypeClassLoader[] = {{kLabel, "Java Class Loader"}};
+constexpr Annotation kTypeModule[] = {{kLabel, "Module"}};
 constexpr Annotation kTypeSymbol[] = {{kLabel, "Symbol"}};
 constexpr Annotation kTypeMethod[] = {{kLabel, "Java Method"}};
 constexpr Annotation kTypeStackTrace[] = {{kLabel, "Stacktrace"}};
@@ -198,6 +228,9 @@ constexpr TypeDef kTypes[] = {
     {kThread, "java.lang.Thread", "", false, kTypeThread, kThreadFields},
     {kClass, "java.lang.Class", "", false, kTypeClass, kClassFields},
     {kPackage, "jdk.types.Package", "", false, kTypePackage, kPackageFields},
+    {kThreadGroup, "jdk.types.ThreadGroup", "", false, kTypeThreadGroup, kThreadGroupFields},
+    {kClassLoader, "jdk.types.ClassLoader", "", false, kTypeClassLoader, kClassLoaderFields},
+    {kModule, "jdk.types.Module", "", false, kTypeModule, kModuleFields},
     {kSymbol, "jdk.types.Symbol", "", true, kTypeSymbol, kSymbolFields},
     {kMethod, "jdk.types.Method", "", false, kTypeMethod, kMethodFields},
     {kStackTrace, "jdk.types.StackTrace", "", false, kTypeStackTrace, kStackTraceFields},

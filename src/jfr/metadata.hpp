@@ -11,6 +11,10 @@
 //
 // The ids are jvmkit's; a reader maps them through the metadata. 0 and 1 are the metadata and
 // constant-pool events' own ids. A constant-pool key of 0 is null.
+//
+// The constant-pool types (classes, threads, packages, methods, stacks) have the JDK's fields in
+// the JDK's order, also those jvmkit leaves null (a class's loader, a thread's group): some
+// readers, async-profiler's converter among them, read pools by that layout, not by the metadata.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +36,10 @@ enum TypeId : uint64_t {
   // Types of constant pools and of values inside events.
   kClass = 20,
   kThread = 21,
+  kThreadGroup = 22,
+  kClassLoader = 23,
   kPackage = 24,
+  kModule = 25,
   kSymbol = 26,
   kMethod = 27,
   kStackTrace = 28,

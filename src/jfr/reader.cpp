@@ -12,21 +12,18 @@
 
 #include "jfr/reader_format.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/asan_interface.h>
-#endif
-
 namespace jvmkit::jfr {
 
 namespace {
 
 using reader::Arena;
+using reader::ChunkBuffer;
 using reader::Cursor;
 using reader::Field;
-using reader::KeyMap;
 using reader::Kind;
 using reader::Metadata;
 using reader::PoolIndex;
+using reader::Resolved;
 using reader::Role;
 using reader::StringRead;
 using reader::Type;
@@ -39,33 +36,6 @@ uint64_t raw(const uint8_t* p, int bytes) {
   return v;
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-// Reads N bytes at AT; the count read, -1 on an error (errno).
-ssize_t read_at(int fd, uint8_t* out, size_t n, uint64_t at) {
-  size_t done = 0;
-  while (done < n) {
-    const ssize_t got = pread(fd, out + done, n - done, static_cast<off_t>(at + done));
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) return -1;
-    if (got == 0) break;
-    done += static_cast<size_t>(got);
-  }
-  return static_cast<ssize_t>(done);
-}
-
 struct Method {
   std::string_view class_name, name, descriptor;
 };
@@ -76,42 +46,6 @@ struct Stack {
   bool truncated;
 };
 
-// What a chunk's events resolved, by pool type and key: a key names one entry of its type only.
-// There is one type per kind of entry in every recording known, so the list is one map long.
-class Resolved {
- public:
-  const uint64_t* find(uint32_t type, uint64_t key) const {
-    for (const auto& [t, map] : maps_)
-      if (t == type) return map.find(key);
-    return nullptr;
-  }
-  void put(uint32_t type, uint64_t key, uint64_t index) {
-    for (auto& [t, map] : maps_) {
-      if (t == type) {
-        map.put(key, index);
-        return;
-      }
-    }
-    maps_.emplace_back(type, KeyMap());
-    maps_.back().second.put(key, index);
-  }
-  void clear() { maps_.clear(); }
-
- private:
-  std::vector<std::pair<uint32_t, KeyMap>> maps_;
-};
-
-// The sanitizer builds see a read past the chunk into the unused end of a buffer kept from a
-// larger chunk.
-void fit_buffer(uint8_t* buffer, size_t capacity, size_t size) {
-#if defined(__SANITIZE_ADDRESS__)
-  ASAN_UNPOISON_MEMORY_REGION(buffer, capacity);
-  ASAN_POISON_MEMORY_REGION(buffer + size, capacity - size);
-#else
-  (void)buffer, (void)capacity, (void)size;
-#endif
-}
-
 class Reader {
  public:
   Reader(const std::string& path, const std::function<bool(const ReadEvent&)>& on_event, ReadStats* stats,
@@ -121,11 +55,16 @@ class Reader {
   Error read();
 
  private:
+  Error read(int fd);
   Error chunk_error(const char* what, uint64_t at) const {
     return Error(path_ + ": corrupt: chunk " + std::to_string(chunk_number_) + ": " + what + " at byte " +
                  std::to_string(at));
   }
   Error system_error() const { return Error("cannot read " + path_ + ": " + std::strerror(errno)); }
+  Error cut_short(uint64_t at, const std::string& claim, uint64_t end) const {
+    return Error(path_ + ": cut short: chunk " + std::to_string(chunk_number_) + " at byte " + std::to_string(at) +
+                 " " + claim + ", the file ends at byte " + std::to_string(end));
+  }
   Error read_chunk(const uint8_t* header);
   Error read_events();
   void read_event(const Type& type, Cursor& c);
@@ -138,8 +77,10 @@ class Reader {
     }
   }
 
+  // Corrupt times wrap around (unsigned arithmetic) rather than overflow.
   int64_t time_ns(int64_t ticks) const {
-    return start_nanos_ + span_ns(static_cast<int64_t>(static_cast<uint64_t>(ticks) - start_ticks_));
+    const int64_t span = span_ns(static_cast<int64_t>(static_cast<uint64_t>(ticks) - start_ticks_));
+    return static_cast<int64_t>(static_cast<uint64_t>(start_nanos_) + static_cast<uint64_t>(span));
   }
   int64_t span_ns(int64_t ticks) const;
 
@@ -184,8 +125,7 @@ class Reader {
   bool stopped_ = false;
 
   // The chunk.
-  std::unique_ptr<uint8_t[]> buffer_;
-  size_t capacity_ = 0;
+  ChunkBuffer buffer_;
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   uint64_t chunk_at_ = 0;  // its offset in the file
@@ -464,7 +404,9 @@ void Reader::read_event(const Type& type, Cursor& c) {
   if (s != kNone) {
     e.frames = {frames_.data() + stacks_[s].first_frame, stacks_[s].frame_count};
     e.truncated = stacks_[s].truncated;
+    e.stack_id = s + 1;
   }
+  e.chunk = chunk_number_;
   if (stats_ != nullptr) stats_->events++;
   if (!on_event_(e)) stopped_ = true;
 }
@@ -522,15 +464,21 @@ Error Reader::read_chunk(const uint8_t* header) {
   stacks_.clear();
   frames_.clear();
   bad_what_ = nullptr;
-  if (pools_at != 0 && !pools_.build(md_, data_, size_, pools_at, &failed_at, &what))
-    return chunk_error(what, chunk_at_ + failed_at);
+  if (!pools_.build(md_, data_, size_, pools_at, &failed_at, &what)) return chunk_error(what, chunk_at_ + failed_at);
   return read_events();
 }
 
 Error Reader::read() {
-  const Fd fd(open(path_.c_str(), O_RDONLY | O_CLOEXEC));
+  const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return system_error();
+  const Error e = read(fd);
+  close(fd);
+  return e;
+}
+
+Error Reader::read(int fd) {
   struct stat st {};
-  if (fd.get() < 0 || fstat(fd.get(), &st) != 0) return system_error();
+  if (fstat(fd, &st) != 0) return system_error();
   const auto file_size = static_cast<uint64_t>(st.st_size);
   const Error not_jfr(path_ + ": not a Flight Recorder file (at byte 0)");
   if (file_size == 0) return not_jfr;
@@ -538,19 +486,13 @@ Error Reader::read() {
     chunk_number_++;
     chunk_at_ = at;
     uint8_t header[kHeaderSize];
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(kHeaderSize, file_size - at));
-    const ssize_t got = read_at(fd.get(), header, want, at);
+    const ssize_t got = reader::read_at(fd, header, std::min<uint64_t>(kHeaderSize, file_size - at), at);
     if (got < 0) return system_error();
     const auto have = static_cast<size_t>(got);
-    if (std::memcmp(header, "FLR\0", std::min<size_t>(have, 4)) != 0) {
-      if (at == 0) return not_jfr;
-      return chunk_error("no chunk header (FLR) where the previous chunk ends", at);
-    }
-    if (have < kHeaderSize) {
-      return Error(path_ + ": cut short: chunk " + std::to_string(chunk_number_) + " at byte " + std::to_string(at) +
-                   " has " + std::to_string(have) + " of the 68 bytes of its header, the file ends at byte " +
-                   std::to_string(at + have));
-    }
+    if (std::memcmp(header, "FLR\0", std::min<size_t>(have, 4)) != 0)
+      return at == 0 ? not_jfr : chunk_error("no chunk header (FLR) where the previous chunk ends", at);
+    if (have < kHeaderSize)
+      return cut_short(at, "has " + std::to_string(have) + " of the 68 bytes of its header", at + have);
     if (raw(header + 4, 2) != 2) return chunk_error("a chunk of a format version other than 2.x", at + 4);
     const uint64_t size = raw(header + 8, 8);
     if (size < kHeaderSize) return chunk_error("a chunk size smaller than its header", at + 8);
@@ -558,25 +500,13 @@ Error Reader::read() {
       return Error(path_ + ": chunk " + std::to_string(chunk_number_) + " at byte " + std::to_string(at) + " claims " +
                    std::to_string(size) + " bytes, more than the limit of " + std::to_string(max_chunk_) + " bytes");
     }
-    if (size > file_size - at) {
-      return Error(path_ + ": cut short: chunk " + std::to_string(chunk_number_) + " at byte " + std::to_string(at) +
-                   " claims " + std::to_string(size) + " bytes, the file ends at byte " + std::to_string(file_size));
-    }
+    const std::string claim = "claims " + std::to_string(size) + " bytes";
+    if (size > file_size - at) return cut_short(at, claim, file_size);
     size_ = static_cast<size_t>(size);
-    if (size_ > capacity_) {
-      buffer_.reset();  // the old chunk's memory goes before the new one's is taken
-      buffer_ = std::make_unique_for_overwrite<uint8_t[]>(size_);
-      capacity_ = size_;
-    }
-    fit_buffer(buffer_.get(), capacity_, size_);
-    const ssize_t chunk_got = read_at(fd.get(), buffer_.get(), size_, at);
-    if (chunk_got < 0) return system_error();
-    if (static_cast<size_t>(chunk_got) < size_) {
-      return Error(path_ + ": cut short: chunk " + std::to_string(chunk_number_) + " at byte " + std::to_string(at) +
-                   " claims " + std::to_string(size) + " bytes, the file ends at byte " +
-                   std::to_string(at + static_cast<uint64_t>(chunk_got)));
-    }
-    data_ = buffer_.get();
+    const ssize_t loaded = buffer_.load(fd, at, size_);
+    if (loaded < 0) return system_error();
+    if (static_cast<size_t>(loaded) < size_) return cut_short(at, claim, at + static_cast<uint64_t>(loaded));
+    data_ = buffer_.data();
     if (stats_ != nullptr) stats_->max_chunk = std::max(stats_->max_chunk, size_);
     if (Error e = read_chunk(header)) return e;
     if (stopped_) break;

@@ -48,9 +48,13 @@ struct ReadEvent {
   const ReadThread* thread = nullptr;  // sampledThread, else eventThread; null when neither
   std::span<const ReadFrame> frames;   // the stack, top (the executing frame) first
   bool truncated = false;              // the stack lacks frames at its root end
-  std::string_view object_class;       // objectClass, monitorClass or parkedClass; "" when none
-  int64_t weight = 0;                  // the "weight" field, 0 when the event has none
-  std::string_view event_name;         // jvmkit.PerfEventSample's "event"
+  // The stack's identity within its chunk (0: no stack), and the chunk's number: events of one
+  // chunk with the same stack_id have the same frames (a reader may cache what it makes of them).
+  uint64_t stack_id = 0;
+  uint64_t chunk = 0;
+  std::string_view object_class;  // objectClass, monitorClass or parkedClass; "" when none
+  int64_t weight = 0;             // the "weight" field, 0 when the event has none
+  std::string_view event_name;    // jvmkit.PerfEventSample's "event"
   // jdk.ActiveSetting: the event type the setting is of (its name; "" for id 0), its name and value.
   std::string_view setting_type;
   std::string_view setting_name;

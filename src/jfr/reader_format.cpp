@@ -1,8 +1,15 @@
 #include "jfr/reader_format.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 namespace jvmkit::jfr::reader {
 
@@ -242,6 +249,43 @@ void KeyMap::put(uint64_t key, uint64_t value) {
   }
 }
 
+void Resolved::put(uint32_t type, uint64_t key, uint64_t index) {
+  for (auto& [t, map] : maps_) {
+    if (t == type) {
+      map.put(key, index);
+      return;
+    }
+  }
+  maps_.emplace_back(type, KeyMap());
+  maps_.back().second.put(key, index);
+}
+
+ssize_t read_at(int fd, uint8_t* out, size_t n, uint64_t at) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = pread(fd, out + done, n - done, static_cast<off_t>(at + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return -1;
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  return static_cast<ssize_t>(done);
+}
+
+ssize_t ChunkBuffer::load(int fd, uint64_t at, size_t n) {
+  if (n > capacity_) {
+    bytes_.reset();  // the old chunk's memory goes before the new one's is taken
+    bytes_ = std::make_unique_for_overwrite<uint8_t[]>(n);
+    capacity_ = n;
+  }
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizer builds see a read past the chunk into the unused end of the buffer.
+  ASAN_UNPOISON_MEMORY_REGION(bytes_.get(), capacity_);
+  ASAN_POISON_MEMORY_REGION(bytes_.get() + n, capacity_ - n);
+#endif
+  return read_at(fd, bytes_.get(), n, at);
+}
+
 // --- Metadata ---
 
 namespace {
@@ -271,7 +315,9 @@ bool Metadata::element(Cursor& c, std::span<const std::string_view> strings, int
   if (parent == kClass && name == "field") place = kFieldElement;
 
   std::string_view attr_name, attr_id, attr_super, attr_class, attr_dimension;
-  bool simple = false, pool = false;
+  // simpleType is not looked at: a simple type's value is its one field's, whose text
+  // text_value takes from any single-field type.
+  bool pool = false;
   const uint64_t attributes = c.count();
   for (uint64_t i = 0; i < attributes && !c.failed(); i++) {
     const std::string_view key = text(c.varint());
@@ -281,10 +327,8 @@ bool Metadata::element(Cursor& c, std::span<const std::string_view> strings, int
     if (key == "superType") attr_super = value;
     if (key == "class") attr_class = value;
     if (key == "dimension") attr_dimension = value;
-    if (key == "simpleType") simple = true;
     if (key == "constantPool") pool = true;
   }
-  (void)simple;  // a simple type reads as its one field, which its encoding is already
   if (c.failed()) return false;
 
   if (place == kClass) {
@@ -351,6 +395,21 @@ bool Metadata::link(Cursor& c) {
   return true;
 }
 
+namespace {
+
+// Where the metadata id is in a metadata event: after its size, type id, start and duration.
+size_t metadata_id_at(std::string_view event) {
+  Cursor c(reinterpret_cast<const uint8_t*>(event.data()), 0, event.size());
+  for (int i = 0; i < 4; i++) c.varint();
+  return c.pos();
+}
+
+}  // namespace
+
+bool Metadata::parsed_from(std::string_view event) const {
+  return !bytes_.empty() && event.substr(metadata_id_at(event)) == std::string_view(bytes_).substr(types_at_);
+}
+
 bool Metadata::parse(std::string_view event, size_t* failed_at, const char** what) {
   bytes_.assign(event);
   arena_.clear();
@@ -364,6 +423,7 @@ bool Metadata::parse(std::string_view event, size_t* failed_at, const char** wha
   if (c.varint() != 0) c.fail("the header's metadata offset names another event", 0);
   c.varint();  // start
   c.varint();  // duration
+  types_at_ = c.pos();
   c.varint();  // metadata id: the bytes themselves say whether the types changed
   std::vector<std::string_view> strings(c.count());
   for (std::string_view& s : strings) {
@@ -447,13 +507,14 @@ bool PoolIndex::build(const Metadata& md, const uint8_t* data, size_t size, uint
   map_of_type_.assign(md.type_count(), -1);
   for (size_t i = 0; i < maps_used_; i++) maps_[i].clear();
   maps_used_ = 0;
+  if (offset == 0) return true;
   Cursor c(data, 0, size);
   // The deltas lead back, each to an earlier event: a corrupt one cannot make a cycle.
   for (uint64_t at = offset;;) {
     c = Cursor(data, at, size);
     const uint64_t event_size = c.varint();
     if (event_size == 0 || event_size > size - at) c.fail("a constant-pool event whose size runs past its chunk", at);
-    c.limit(at + event_size);
+    if (!c.failed()) c.limit(at + event_size);
     if (c.varint() != 1) c.fail("a constant-pool offset that names another event", at);
     c.varint();  // start
     c.varint();  // duration

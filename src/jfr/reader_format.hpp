@@ -16,6 +16,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <sys/types.h>
+
 namespace jvmkit::jfr::reader {
 
 // Values nested deeper than this (a type that contains itself, a corrupt chain of strings
@@ -24,7 +26,7 @@ constexpr int kMaxDepth = 16;
 
 class Cursor {
  public:
-  Cursor(const uint8_t* data, size_t pos, size_t end) : data_(data), pos_(pos), end_(end) {}
+  Cursor(const uint8_t* data, size_t pos, size_t end) : data_(data), pos_(pos < end ? pos : end), end_(end) {}
 
   size_t pos() const { return pos_; }
   size_t end() const { return end_; }
@@ -32,7 +34,10 @@ class Cursor {
   bool failed() const { return what_ != nullptr; }
   size_t failed_at() const { return failed_at_; }
   const char* what() const { return what_; }
-  void limit(size_t end) { end_ = end < end_ ? end : end_; }
+  // Ends the cursor at END, if that is before its end; never before its position.
+  void limit(size_t end) {
+    if (end < end_) end_ = end < pos_ ? pos_ : end;
+  }
 
   // Marks the cursor failed at AT (the first failure is kept) and empties it.
   void fail(const char* what, size_t at) {
@@ -163,6 +168,37 @@ class KeyMap {
   uint64_t zero_ = 0;
 };
 
+// What a chunk's events resolved, by pool type and key: a key names one entry of its type only.
+// There is one type per kind of entry in every recording known, so the list is one map long.
+class Resolved {
+ public:
+  const uint64_t* find(uint32_t type, uint64_t key) const {
+    for (const auto& [t, map] : maps_)
+      if (t == type) return map.find(key);
+    return nullptr;
+  }
+  void put(uint32_t type, uint64_t key, uint64_t index);
+  void clear() { maps_.clear(); }
+
+ private:
+  std::vector<std::pair<uint32_t, KeyMap>> maps_;
+};
+
+// Reads N bytes at AT of FD: the count read (less at the file's end), -1 on an error (errno).
+ssize_t read_at(int fd, uint8_t* out, size_t n, uint64_t at);
+
+// The bytes of one chunk: its memory is that of the largest chunk read so far.
+class ChunkBuffer {
+ public:
+  // Reads the N bytes at AT of FD, as read_at.
+  ssize_t load(int fd, uint64_t at, size_t n);
+  const uint8_t* data() const { return bytes_.get(); }
+
+ private:
+  std::unique_ptr<uint8_t[]> bytes_;
+  size_t capacity_ = 0;
+};
+
 // How a value of a type is encoded.
 enum class Kind : uint8_t {
   kComposite,  // its fields, in order
@@ -227,8 +263,9 @@ class Metadata {
   // keeps a copy of it, which the names point into. On failure, false with *FAILED_AT the offset
   // in EVENT and *WHAT the reason.
   bool parse(std::string_view event, size_t* failed_at, const char** what);
-  // Whether EVENT is the event this was parsed from: the types are the same.
-  bool parsed_from(std::string_view event) const { return !bytes_.empty() && event == bytes_; }
+  // Whether EVENT declares the types this was parsed from: its bytes from the metadata id on are
+  // the same (its time differs from chunk to chunk).
+  bool parsed_from(std::string_view event) const;
 
   uint32_t find(uint64_t id) const {
     if (id < small_.size()) return small_[id];
@@ -244,6 +281,7 @@ class Metadata {
   bool link(Cursor& c);
 
   std::string bytes_;
+  size_t types_at_ = 0;  // where the metadata id is in bytes_
   Arena arena_;
   std::vector<Type> types_;
   std::vector<Field> fields_;
@@ -262,7 +300,8 @@ class PoolIndex {
   static constexpr size_t kNotFound = SIZE_MAX;
 
   // Indexes the constant-pool event at OFFSET of the chunk DATA[0, SIZE) and those before it, by
-  // their deltas. False on failure, with *FAILED_AT (an offset in the chunk) and *WHAT.
+  // their deltas (none for OFFSET 0). False on failure, with *FAILED_AT (an offset in the chunk)
+  // and *WHAT.
   bool build(const Metadata& md, const uint8_t* data, size_t size, uint64_t offset, size_t* failed_at,
              const char** what);
 

@@ -192,6 +192,11 @@ uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weigh
     }
     last_path_.push_back(node);
   }
+  add_sample_at(node, weight, count);
+  return node;
+}
+
+void Profile::add_sample_at(uint32_t node, int64_t weight, int64_t count) {
   nodes_[node].self += count;
   nodes_[node].self_weight += weight;
   for (uint32_t n = node;; n = nodes_[n].parent) {
@@ -199,7 +204,6 @@ uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weigh
     nodes_[n].total_weight += weight;
     if (n == kRoot) break;
   }
-  return node;
 }
 
 void Profile::remove_sample(uint32_t node, int64_t weight) {

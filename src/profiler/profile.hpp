@@ -144,6 +144,9 @@ class Profile {
   // Returns the node the sample was counted in (kRoot for an empty trace). COUNT > 1 adds that
   // many samples of the stack at once (WEIGHT is then their total): a converted profile's line.
   uint32_t add_sample(const std::vector<Frame>& leaf_first, int64_t weight = 1, int64_t count = 1);
+  // Adds COUNT samples of WEIGHT (their total) at NODE, a node add_sample returned: the samples of
+  // a stack added before, without walking its frames again (the converter's cache of stacks).
+  void add_sample_at(uint32_t node, int64_t weight, int64_t count = 1);
   // Takes back a sample of WEIGHT that add_sample counted in NODE (alloc's live option: its object
   // was freed). Its nodes stay, with smaller counts; writers leave out what counts nothing.
   void remove_sample(uint32_t node, int64_t weight);

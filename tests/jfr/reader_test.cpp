@@ -1,9 +1,13 @@
 #include "jfr/reader.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
 #include <fstream>
+#include <map>
+#include <set>
+
 #include <random>
 #include <string>
 #include <vector>
@@ -90,12 +94,29 @@ Read read_file(const std::string& path, size_t max_chunk = size_t{1} << 31, size
   return r;
 }
 
-Read read_bytes(const std::string& bytes, size_t max_chunk = size_t{1} << 31, size_t stop_after = SIZE_MAX) {
-  const std::string path = temp_file("bytes.jfr");
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-  Read r = read_file(path, max_chunk, stop_after);
-  unlink(path.c_str());
-  return r;
+// A file in memory, named by its /proc path: the tests that read thousands of variants of a file
+// do not wait for a disk.
+class MemoryFile {
+ public:
+  MemoryFile() : fd_(memfd_create("jfr_reader_test", MFD_CLOEXEC)), path_("/proc/self/fd/" + std::to_string(fd_)) {}
+  ~MemoryFile() { close(fd_); }
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+
+  const std::string& path(std::string_view bytes) const {
+    EXPECT_EQ(ftruncate(fd_, 0), 0);
+    EXPECT_EQ(pwrite(fd_, bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+    return path_;
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+Read read_bytes(std::string_view bytes, size_t max_chunk = size_t{1} << 31, size_t stop_after = SIZE_MAX) {
+  const MemoryFile file;
+  return read_file(file.path(bytes), max_chunk, stop_after);
 }
 
 // The byte offset an error names ("... at byte N"), -1 when it names none.
@@ -264,6 +285,31 @@ TEST(JfrReader, ReadsBackEveryEventAsWritten) {
   EXPECT_EQ(r.stats.max_chunk, std::max(s.chunk_ends[0], s.chunk_ends[1] - s.chunk_ends[0]));
 }
 
+// Events of one chunk with the same stack have one stack id; other stacks, and other chunks, say so.
+TEST(JfrReader, NamesEachStackOfAChunkByOneId) {
+  const Sample s = two_chunks();
+  std::map<std::pair<uint64_t, uint64_t>, std::string> stacks;  // (chunk, id) -> frames
+  std::set<uint64_t> chunks;
+  std::ofstream(temp_file("stack_ids.jfr"), std::ios::binary) << s.bytes;
+  int with_stacks = 0;
+  Error e = read_recording(temp_file("stack_ids.jfr"), [&](const ReadEvent& ev) {
+    chunks.insert(ev.chunk);
+    if (ev.frames.empty()) {
+      EXPECT_EQ(ev.stack_id, 0u) << ev.type;
+      return true;
+    }
+    with_stacks++;
+    std::string text;
+    for (const ReadFrame& f : ev.frames) text += std::string(f.class_name) + "." + std::string(f.method) + ";";
+    auto [it, added] = stacks.try_emplace({ev.chunk, ev.stack_id}, text);
+    EXPECT_EQ(it->second, text) << "stack id " << ev.stack_id << " names two stacks";
+    return true;
+  });
+  ASSERT_FALSE(e) << e.message();
+  EXPECT_EQ(chunks.size(), 2u);
+  EXPECT_GT(with_stacks, static_cast<int>(stacks.size()));  // some stacks recur within a chunk
+}
+
 TEST(JfrReader, StopsWhenTheCallbackSaysSo) {
   const Sample s = two_chunks();
   const Read r = read_bytes(s.bytes, size_t{1} << 31, 3);
@@ -320,10 +366,9 @@ TEST(JfrReader, AFileCutShortGivesTheWholeChunksBeforeTheCut) {
   std::vector<size_t> cuts;
   for (size_t cut = first; cut < s.bytes.size(); cut++) cuts.push_back(cut);
   for (size_t cut = 0; cut < first; cut += cut < 80 ? 1 : 97) cuts.push_back(cut);
-  const std::string path = temp_file("cut.jfr");
+  const MemoryFile file;
   for (size_t cut : cuts) {
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << std::string_view(s.bytes).substr(0, cut);
-    const Read r = read_file(path);
+    const Read r = read_file(file.path(std::string_view(s.bytes).substr(0, cut)));
     if (cut == first) {  // a file of one whole chunk
       EXPECT_FALSE(r.error) << r.error.message();
       EXPECT_EQ(r.events, first_events);
@@ -342,38 +387,6 @@ TEST(JfrReader, AFileCutShortGivesTheWholeChunksBeforeTheCut) {
       EXPECT_TRUE(r.events.empty()) << "cut at " << cut;
     }
   }
-  unlink(path.c_str());
-}
-
-// Random damage never crashes nor reads outside the chunk (the sanitizer builds check the
-// latter); what is read, up to an error naming an offset in the file, is whatever the bytes say.
-TEST(JfrReader, SurvivesCorruptBytes) {
-  const Sample s = two_chunks();
-  std::mt19937_64 random(20240611);
-  const std::string path = temp_file("corrupt.jfr");
-  int errors = 0;
-  constexpr int kTrials = 3000;
-  for (int trial = 0; trial < kTrials; trial++) {
-    std::string bytes = s.bytes;
-    const int changes = 1 + static_cast<int>(random() % 4);
-    for (int i = 0; i < changes; i++) {
-      const size_t at = random() % bytes.size();
-      // Bytes that make long varints and big counts, and any byte.
-      const unsigned char values[] = {0x00, 0x01, 0x7f, 0x80, 0xff, static_cast<unsigned char>(random())};
-      bytes[at] = static_cast<char>(values[random() % std::size(values)]);
-    }
-    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-    const Read r = read_file(path);
-    if (r.error) {
-      errors++;
-      const int64_t at = error_offset(r.error);
-      EXPECT_GE(at, 0) << r.error.message();
-      EXPECT_LE(at, static_cast<int64_t>(bytes.size())) << r.error.message();
-    }
-    EXPECT_LE(r.stats.bytes, static_cast<int64_t>(bytes.size()));
-  }
-  unlink(path.c_str());
-  EXPECT_GT(errors, kTrials / 20);  // the damage is seen, often
 }
 
 TEST(JfrReader, ConvertsTicksAtTheChunksRate) {
@@ -497,6 +510,11 @@ class RawChunk {
     b.append(entries.bytes());
     body_.sized(b.bytes());
     last_pools_ = at;
+  }
+  // Bytes as they are: a constant-pool event (when POOLS) or an event of any size field.
+  void raw(std::string_view bytes, bool pools) {
+    if (pools) last_pools_ = 68 + body_.size();
+    body_.append(bytes);
   }
   std::string finish(const std::string& metadata, int64_t start_ticks, int64_t ticks_per_second) {
     Buffer out;
@@ -641,8 +659,11 @@ std::vector<MType> jdk_like_types() {
   };
 }
 
-TEST(JfrReader, DecodesByTheChunksMetadata) {
-  constexpr int64_t kTicks = 1'000'000;
+constexpr int64_t kTicks = 1'000'000;
+
+// A chunk of the JDK's layout: other type ids, fields jvmkit does not write, pools in two
+// constant-pool events, every string encoding.
+std::string jdk_like_chunk() {
   RawChunk chunk;
   // Events before the pools they refer to, between them and after them.
   Buffer e;
@@ -810,7 +831,11 @@ TEST(JfrReader, DecodesByTheChunksMetadata) {
   latin1_string(e, "20 ms");
   chunk.event(e);
 
-  const Read r = read_bytes(chunk.finish(metadata_event(jdk_like_types()), kTicks, 1'000'000'000));
+  return chunk.finish(metadata_event(jdk_like_types()), kTicks, 1'000'000'000);
+}
+
+TEST(JfrReader, DecodesByTheChunksMetadata) {
+  const Read r = read_bytes(jdk_like_chunk());
   ASSERT_FALSE(r.error) << r.error.message();
   ASSERT_EQ(r.events.size(), 3u);
 
@@ -826,6 +851,54 @@ TEST(JfrReader, DecodesByTheChunksMetadata) {
   setting.setting_name = "period";
   setting.setting_value = "20 ms";
   EXPECT_EQ(r.events[2], setting);
+}
+
+// Each chunk is read by its own metadata and pools: a file may mix writers, and the keys of a
+// chunk without pools name nothing, whatever the chunk before held.
+TEST(JfrReader, ReadsEachChunkByItsOwnTypesAndPools) {
+  const Sample s = two_chunks();
+  const std::string jdk = jdk_like_chunk();
+  RawChunk bare;
+  Buffer e;
+  e.varint(tSample);
+  e.varint(5);
+  e.varint(501);
+  e.varint(601);
+  bare.event(e);
+  const size_t first = s.chunk_ends[0];
+  const Read r = read_bytes(s.bytes.substr(0, first) + jdk +
+                            bare.finish(metadata_event(jdk_like_types()), 0, 1'000'000'000) + s.bytes.substr(first));
+  ASSERT_FALSE(r.error) << r.error.message();
+  std::vector<Event> expected(s.events.begin(), s.events.begin() + static_cast<long>(s.chunk_events[0]));
+  for (const Event& jdk_event : read_bytes(jdk).events) expected.push_back(jdk_event);
+  expected.push_back({"jdk.ExecutionSample", kStartNanos + 5});
+  expected.insert(expected.end(), s.events.begin() + static_cast<long>(s.chunk_events[0]), s.events.end());
+  ASSERT_EQ(r.events.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); i++) EXPECT_EQ(r.events[i], expected[i]) << "event " << i;
+  EXPECT_EQ(r.stats.chunks, 4);
+}
+
+// A size field so large that the offset it leads to wraps around.
+TEST(JfrReader, RefusesSizesPastTheChunk) {
+  Buffer huge;
+  huge.varint(~uint64_t{0} - 40);
+  for (const bool pools : {true, false}) {
+    RawChunk chunk;
+    Buffer e;
+    e.varint(tSample);
+    e.varint(5);
+    e.varint(0);
+    e.varint(0);
+    chunk.event(e);
+    chunk.raw(huge.bytes() + std::string(20, '\1'), pools);
+    const Read r = read_bytes(chunk.finish(metadata_event(jdk_like_types()), 0, 1'000'000'000));
+    ASSERT_TRUE(r.error);
+    EXPECT_NE(r.error.message().find(pools ? "a constant-pool event whose size runs past its chunk at byte 74"
+                                           : "an event whose size runs past its chunk at byte 74"),
+              std::string::npos)
+        << r.error.message();
+    EXPECT_EQ(r.events.size(), pools ? 0u : 1u);
+  }
 }
 
 // A thread whose Java name is null goes by its OS name, in Latin-1 converted to UTF-8.
@@ -852,6 +925,35 @@ TEST(JfrReader, NamesAThreadWithoutAJavaNameByItsOsName) {
   ASSERT_FALSE(r.error) << r.error.message();
   ASSERT_EQ(r.events.size(), 1u);
   EXPECT_EQ(r.events[0].thread, "40/-1/G1 \xc3\x84");
+}
+
+// Random damage never crashes nor reads outside the chunk (the sanitizer builds check the
+// latter); what is read, up to an error naming an offset in the file, is whatever the bytes say.
+TEST(JfrReader, SurvivesCorruptBytes) {
+  const std::string files[] = {two_chunks().bytes, jdk_like_chunk()};
+  std::mt19937_64 random(20240611);
+  const MemoryFile file;
+  int errors = 0;
+  constexpr int kTrials = 10000;
+  for (int trial = 0; trial < kTrials; trial++) {
+    std::string bytes = files[trial % 2];
+    const int changes = 1 + static_cast<int>(random() % 4);
+    for (int i = 0; i < changes; i++) {
+      const size_t at = random() % bytes.size();
+      // Bytes that make long varints and big counts, and any byte.
+      const unsigned char values[] = {0x00, 0x01, 0x7f, 0x80, 0xff, static_cast<unsigned char>(random())};
+      bytes[at] = static_cast<char>(values[random() % std::size(values)]);
+    }
+    const Read r = read_file(file.path(bytes));
+    if (r.error) {
+      errors++;
+      const int64_t at = error_offset(r.error);
+      EXPECT_GE(at, 0) << r.error.message();
+      EXPECT_LE(at, static_cast<int64_t>(bytes.size())) << r.error.message();
+    }
+    EXPECT_LE(r.stats.bytes, static_cast<int64_t>(bytes.size()));
+  }
+  EXPECT_GT(errors, kTrials / 20);  // the damage is seen, often
 }
 
 }  // namespace

@@ -65,6 +65,21 @@ for e in cpu alloc lock; do
     fail "$e: the recording's stacks differ from the collapsed output's"
   fi
 done
+# jvmkit convert reads the recording back into the same stacks: counts for cpu, weights (--total)
+# for alloc and lock, as the profiler's collapsed output shows them.
+"$jvmkit" convert "$out/rec.jfr" -o "$out/conv.collapsed" --event cpu 2>"$out/conv.log" || { cat "$out/conv.log"; fail "convert failed"; }
+for e in alloc lock; do
+  "$jvmkit" convert "$out/rec.jfr" -o "$out/conv.$e.collapsed" --event $e --total 2>>"$out/conv.log" || fail "convert --event $e failed"
+done
+mv "$out/conv.collapsed" "$out/conv.cpu.collapsed" 2>/dev/null
+for e in cpu alloc lock; do
+  if sort "$out/conv.$e.collapsed" | diff -q - "$out/profile.$e.sorted" >/dev/null; then
+    echo "$e: jvmkit convert gives the collapsed output's stacks"
+  else
+    sort "$out/conv.$e.collapsed" | diff - "$out/profile.$e.sorted" | head -6
+    fail "$e: jvmkit convert's stacks differ from the collapsed output's"
+  fi
+done
 grep -q 'LockShares.waitMonitor;java.lang.Object ' "$out/jfr.lock.sorted" || fail "no monitor waits (jdk.JavaMonitorEnter)"
 grep -q 'ReentrantLock$NonfairSync ' "$out/jfr.lock.sorted" || fail "no parks (jdk.ThreadPark)"
 read_by_jdk "$out/rec.jfr" rec >/dev/null

@@ -8,7 +8,8 @@
 #      --include, --exclude, --threads, --reverse, --total; a recording cut in half converts what
 #      precedes the cut and names the byte; bad options are refused by name.
 #   3. A profile of known truth (truth.collapsed): the reverse view and hiding a frame's subtree.
-#   4. jvmkit diff of two collapsed profiles: each frame's change in share, coloured.
+#   4. jvmkit diff of two collapsed profiles, and of a pprof base against collapsed stacks: each
+#      frame's change in share, coloured.
 # Screenshots of every view go to OUTDIR/shots.
 # Usage: time_views.sh JAVA AGENT JVMKIT CLASSES SOURCE_DIR OUTDIR
 set -uo pipefail
@@ -83,6 +84,12 @@ printf 'main;a 50\nmain;b 50\n' >"$out/diff_base.collapsed"
 printf 'main;a 80\nmain;b 10\nmain;c 10\n' >"$out/diff_new.collapsed"
 "$jvmkit" diff "$out/diff_base.collapsed" "$out/diff_new.collapsed" -o "$out/diff.html" 2>"$out/diff.log" || { cat "$out/diff.log"; fail "jvmkit diff failed"; }
 browser diff "$out/diff.html" "$out/shots"
+# The same diff from a pprof base (jvmkit convert writes it from the collapsed stacks).
+"$jvmkit" convert "$out/diff_base.collapsed" -o "$out/diff_base.pb.gz" 2>/dev/null || fail "convert to pprof failed"
+"$jvmkit" diff "$out/diff_base.pb.gz" "$out/diff_new.collapsed" -o "$out/diff_pprof.html" 2>"$out/diff_pprof.log" ||
+  { cat "$out/diff_pprof.log"; fail "jvmkit diff of a pprof base failed"; }
+mkdir -p "$out/shots_pprof"
+browser diff "$out/diff_pprof.html" "$out/shots_pprof"
 
 echo "screenshots: $(ls "$out/shots" | tr '\n' ' ')"
 [ "$failures" -eq 0 ] && echo PASS
