@@ -122,6 +122,11 @@ std::string run_report(const Run& run, const std::string& output_line, const std
     in.notes.push_back(std::to_string(f.overflow) + " samples past the profile's bound of max_stacks=" +
                        std::to_string(run.options.max_stacks) + " merged into [overflow]");
   }
+  if (const int64_t dropped = run.recording->timeline_dropped(); dropped > 0) {
+    in.notes.push_back("jfr: " + std::to_string(dropped) + " samples left out of the recording: more than " +
+                       std::to_string(Timeline::kMaxSamples) +
+                       " waited for a chunk at once (they are in the other outputs)");
+  }
   int64_t with_frames = 0;  // delivered traces with frames, every event
   for (const SampleCounts& c : f.by_event) with_frames += c.delivered - c.empty;
   if (run.options.loop_ns > 0) {

@@ -37,11 +37,12 @@ convert() {  # convert NAME [options...]: the recording's cpu samples as collaps
 samples_of() { awk -v m="$2" '$0 ~ m {s += $NF} END {printf "%.0f\n", s}' "$out/$1.collapsed"; }
 switch_utc=$(date -u -d "@$((switch_ms / 1000)).$(printf '%03d' $((switch_ms % 1000)))" +%Y-%m-%dT%H:%M:%S.%3NZ)
 convert before --to "$switch_utc" || fail "convert --to failed: $(cat "$out/before.log")"
-[ "$(samples_of before phaseOne)" -gt 1000 ] || fail "--to the switch: phaseOne has $(samples_of before phaseOne) samples"
+# (At least 100 samples of a phase: 3 s at 1 ms give 3,000 on an idle machine, fewer on a busy one.)
+[ "$(samples_of before phaseOne)" -ge 100 ] || fail "--to the switch: phaseOne has $(samples_of before phaseOne) samples"
 [ "$(samples_of before phaseTwo)" -le 5 ] || fail "--to the switch: phaseTwo has $(samples_of before phaseTwo) samples"
 convert all || fail "convert failed: $(cat "$out/all.log")"
 convert after --from "$switch_utc" || fail "convert --from failed"
-[ "$(samples_of after phaseTwo)" -gt 1000 ] && [ "$(samples_of after phaseOne)" -le 5 ] ||
+[ "$(samples_of after phaseTwo)" -ge 100 ] && [ "$(samples_of after phaseOne)" -le 5 ] ||
   fail "--from the switch: phaseTwo $(samples_of after phaseTwo), phaseOne $(samples_of after phaseOne)"
 convert early --to 1.5 || fail "convert --to 1.5 failed"
 [ "$(samples_of early '.')" -lt "$(samples_of before '.')" ] || fail "--to 1.5 (seconds) kept as much as --to the switch"
