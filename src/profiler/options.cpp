@@ -45,10 +45,6 @@ Error option_error(std::string_view key, std::string_view value, bool has_value,
 // Smallest time interval accepted: below it the signals alone would eat a core.
 constexpr int64_t kMinTimeIntervalNs = 10'000;
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool is_sampling_signal_allowed(int sig) {
   if (sig >= SIGRTMIN && sig <= SIGRTMAX) return true;
   return sig == SIGPROF || sig == SIGALRM || sig == SIGVTALRM || sig == SIGUSR1;
@@ -57,20 +53,6 @@ bool is_sampling_signal_allowed(int sig) {
 }  // namespace
 
 int default_signal() { return SIGRTMIN + 6; }
-
-std::string extension_for(OutputFormat f) {
-  switch (f) {
-    case OutputFormat::kCollapsed:
-      return ".collapsed";
-    case OutputFormat::kHtml:
-      return ".html";
-    case OutputFormat::kPprof:
-      return ".pb.gz";
-    case OutputFormat::kJfr:
-      return ".jfr";
-  }
-  return "";
-}
 
 const char* action_name(Action a) {
   switch (a) {
@@ -153,27 +135,6 @@ std::string events_text(const Options& options) {
     out += e->name;
   }
   return out;
-}
-
-OutputFormat format_from_file(std::string_view file) {
-  if (ends_with(file, ".html") || ends_with(file, ".htm")) return OutputFormat::kHtml;
-  if (ends_with(file, ".pb.gz") || ends_with(file, ".pprof") || ends_with(file, ".pb")) return OutputFormat::kPprof;
-  if (ends_with(file, ".jfr")) return OutputFormat::kJfr;
-  return OutputFormat::kCollapsed;
-}
-
-const char* format_name(OutputFormat f) {
-  switch (f) {
-    case OutputFormat::kCollapsed:
-      return "collapsed";
-    case OutputFormat::kHtml:
-      return "html";
-    case OutputFormat::kPprof:
-      return "pprof";
-    case OutputFormat::kJfr:
-      return "jfr";
-  }
-  return "?";
 }
 
 // What parse_options has seen so far: the options, and what must wait until the whole list is
