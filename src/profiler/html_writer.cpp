@@ -167,8 +167,9 @@ constexpr NativeTypesText kNativeTypes[] = {
     {"/*NATIVE_TYPES*/", ", \"native code\", \"JVM\", \"kernel\""},
 };
 
-// The time cells of an event as the page reads them: {start_ms, cell_ms, per_column, cells, t, n,
-// v}, one entry per (cell, drawn node), in cell order.
+// The time cells of an event as the page reads them: {start_ms, cell_ms, per_column, cells, group,
+// group_offset, totals, t, n, v}: the samples per cell, and one entry per (group of cells, drawn
+// node), in group order.
 void append_cells(const TimeCells& cells, const EventProfile& e, const std::vector<MergedNode*>& merged_of,
                   std::string* out) {
   std::map<std::pair<uint32_t, uint32_t>, int64_t> values;
@@ -178,7 +179,14 @@ void append_cells(const TimeCells& cells, const EventProfile& e, const std::vect
   }
   *out += ",\"cells\":{\"start_ms\":" + std::to_string(cells.start_ns / 1'000'000) +
           ",\"cell_ms\":" + std::to_string(cells.cell_ns / 1'000'000) +
-          ",\"per_column\":" + std::to_string(cells.per_column) + ",\"cells\":" + std::to_string(cells.cells);
+          ",\"per_column\":" + std::to_string(cells.per_column) + ",\"cells\":" + std::to_string(cells.cells) +
+          ",\"group\":" + std::to_string(cells.group) + ",\"group_offset\":" + std::to_string(cells.group_offset) +
+          ",\"totals\":[";
+  for (size_t i = 0; i < cells.totals.size(); i++) {
+    if (i > 0) *out += ',';
+    *out += std::to_string(e.shown(cells.totals[i].first, cells.totals[i].second));
+  }
+  *out += ']';
   for (const char* field : {"t", "n", "v"}) {
     *out += ",\"" + std::string(field) + "\":[";
     bool first = true;

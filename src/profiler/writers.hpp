@@ -29,14 +29,20 @@ struct RunInfo {
 };
 
 // The samples of an event in time, for the HTML page's time view (the converter makes them from
-// a recording): the time cut into cells, and per (cell, node of the event's profile) the samples.
+// a recording): the time cut into cells, the samples of each cell, and per (group of cells, node
+// of the event's profile) the samples, for the flame graph of a range.
 struct TimeCells {
   int64_t start_ns = 0;  // the first cell's start, wall clock
   int64_t cell_ns = 20'000'000;
-  uint32_t per_column = 50;  // cells per column of the page's heatmap
-  uint32_t cells = 0;        // cells from the first to the last sample
+  uint32_t per_column = 50;                         // cells per column of the page's heatmap
+  uint32_t cells = 0;                               // cells from the first to the last sample
+  std::vector<std::pair<int64_t, int64_t>> totals;  // per cell: samples, weight
+  // The stacks are kept per group of GROUP cells; cell i (from 0) is in group
+  // (i + group_offset) / group.
+  uint32_t group = 1;
+  uint32_t group_offset = 0;
   struct Entry {
-    uint32_t cell;
+    uint32_t cell;  // the group, from 0
     uint32_t node;  // Profile node
     int64_t count;
     int64_t weight;
