@@ -368,7 +368,7 @@ Answer Profiler::stop(const Options& given) {
                : "wrote " + std::to_string(run.windows.total_written() / run.files_per_window) + " windows to " +
                      run.options.file +
                      " (last: " + (written.files.empty() ? std::string("none") : written.files.back().path) + ")";
-  } else if (run.jfr && to_run_file) {
+  } else if (run.jfr && (to_run_file || writes_run_recording(run, output))) {
     written = finish_jfr_output(run, last);
     line = output_result_lines(written, OutputFormat::kJfr, {run.jfr->samples_written()});
   } else {
@@ -400,7 +400,7 @@ Answer Profiler::dump(const Options& given) {
   OutputResult written;
   std::string line;
   apply_freed_objects();
-  if (run_->jfr && !given.file_given) {
+  if (run_->jfr && (!given.file_given || writes_run_recording(*run_, output))) {
     written = flush_jfr_output(*run_);
     line = output_result_lines(written, OutputFormat::kJfr, {run_->jfr->samples_written()});
   } else if (const std::string refusal = jfr_output_refusal(*run_, output); !refusal.empty()) {

@@ -74,6 +74,10 @@ OutputResult flush_jfr_output(Run& run) {
   return run.jfr->take_result();
 }
 
+bool writes_run_recording(const Run& run, const Options& output) {
+  return run.jfr && output.format == OutputFormat::kJfr && output.file == run.options.file;
+}
+
 std::string jfr_output_refusal(const Run& run, const Options& output) {
   if (output.format != OutputFormat::kJfr) return "";
   if (!run.jfr) {

@@ -40,6 +40,9 @@ void start_jfr_output(Run& run);
 OutputResult finish_jfr_output(Run& run, const Recording::Window& window);
 // Writes a chunk of RUN's JFR file now (dump).
 OutputResult flush_jfr_output(Run& run);
+// Whether OUTPUT (of a stop or dump) names RUN's own recording: JFR output to the file the run
+// writes (the jvmkit tool names it again).
+bool writes_run_recording(const Run& run, const Options& output);
 // Why OUTPUT cannot be written by a stop or dump of RUN, when it is JFR output that RUN does not
 // write as it goes ("" when it can be): a JFR file holds the samples with their times, which
 // only a run started with JFR output keeps.

@@ -6,7 +6,8 @@
 #      event back into collapsed stacks, which must equal the profiler's line for line (each
 #      sample's stack, class and weight), and every sample's time lies within the run, in order
 #      per thread. `jfr print` and `jfr summary` read it without an error.
-#   2. `jvmkit dump` makes the file readable while the run goes on.
+#   2. `jvmkit dump` makes the file readable while the run goes on; `jvmkit profile -o x.jfr PID`
+#      (attached) writes a recording.
 #   3. A JVM killed with SIGKILL leaves a file that the JDK's tools read up to its last chunk.
 #   4. loop= writes a recording per window, each readable on its own.
 # Usage: jfr_output.sh JDK_HOME AGENT JVMKIT CLASSES JFR_CLASSES OUTDIR
@@ -98,6 +99,18 @@ grep -q "wrote jfr output ([1-9][0-9]* samples) to $out/dumped.jfr" "$out/dumped
   { cat "$out/dumped.answer"; fail "dump does not report the recording"; }
 echo "dump, while the run goes on: $(read_by_jdk "$out/dumped.jfr" dumped)"
 grep -q '^event jdk.ExecutionSample' "$out/dumped.dump" || fail "the dumped recording has no samples"
+kill -9 "$pid" 2>/dev/null
+
+# --- 2b. The jvmkit tool attached to a running JVM: -o x.jfr is a recording too ---
+"$java" -cp "$classes" jvmkit.test.profiler.PhaseShift 300 0 >"$out/attached.stdout" 2>&1 &
+pid=$!
+pids+=("$pid")
+# Attach once the JVM runs its program (its "ready" line; at most 120 s on a busy host).
+for _ in $(seq 1200); do grep -q ready "$out/attached.stdout" && break; sleep 0.1; done
+"$jvmkit" profile -d 2 -o "$out/attached.jfr" "$pid" >"$out/attached.answer" 2>&1 ||
+  { cat "$out/attached.answer"; fail "jvmkit profile -o x.jfr PID failed"; }
+echo "attached, jvmkit profile -d 2 -o attached.jfr: $(read_by_jdk "$out/attached.jfr" attached)"
+grep -q '^event jdk.ExecutionSample' "$out/attached.dump" || fail "the attached run's recording has no samples"
 kill -9 "$pid" 2>/dev/null
 
 # --- 3. SIGKILL: the chunks written are read ---

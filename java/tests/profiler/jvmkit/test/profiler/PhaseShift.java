@@ -5,7 +5,8 @@ package jvmkit.test.profiler;
  * of its run, then phaseTwo for SECOND seconds, on the main thread. Times are CPU time of the main
  * thread's loop as measured on the wall clock from the start, so a range of the recording before
  * FIRST holds phaseOne only and a range after it phaseTwo only (give or take the sample at the
- * switch). It prints "switch at <epoch ms>" when it switches, so that a test knows the moment.
+ * switch). It prints "ready" when it starts its first phase (a test may attach to it then), and
+ * "switch at <epoch ms>" when it switches, so that a test knows the moment.
  *
  * <p>Usage: PhaseShift FIRST SECOND
  */
@@ -15,6 +16,8 @@ public final class PhaseShift {
   public static void main(String[] args) {
     final long first = (long) (Double.parseDouble(args[0]) * 1e9);
     final long second = (long) (Double.parseDouble(args[1]) * 1e9);
+    System.out.println("ready");
+    System.out.flush();
     final long start = System.nanoTime();
     while (System.nanoTime() - start < first) sink += phaseOne(sink);
     System.out.println("switch at " + System.currentTimeMillis());
