@@ -364,7 +364,10 @@ TEST(JfrReader, AFileCutShortGivesTheWholeChunksBeforeTheCut) {
   const size_t first = s.chunk_ends[0];
   const std::vector<Event> first_events(s.events.begin(), s.events.begin() + static_cast<long>(s.chunk_events[0]));
   std::vector<size_t> cuts;
-  for (size_t cut = first; cut < s.bytes.size(); cut++) cuts.push_back(cut);
+  // Every byte of the second chunk's header and what follows it, then every 7th byte: past its
+  // header a cut is always the same case (the chunk claims more bytes than the file has), and a
+  // cut at every byte took 10 s, 50 s under the sanitizers.
+  for (size_t cut = first; cut < s.bytes.size(); cut += cut < first + 256 ? 1 : 7) cuts.push_back(cut);
   for (size_t cut = 0; cut < first; cut += cut < 80 ? 1 : 97) cuts.push_back(cut);
   const MemoryFile file;
   for (size_t cut : cuts) {
