@@ -27,11 +27,15 @@ bad=$(grep -cv '_\[k\] [0-9]*$' "$profile" || true)
 [ "$bad" -eq 0 ] || { echo "FAIL: $bad stacks without a class leaf frame (_[k])"; grep -v '_\[k\] [0-9]*$' "$profile" | head -3; exit 1; }
 rules=()
 [ "$leaves" = - ] || IFS=',' read -ra rules <<<"$leaves"
+# By weight, at least 99 %: the JDK's own code under FRAME may wait for another lock now and then
+# (one 60 us wait for an int[] monitor under waitReentrant among 1,764 samples, JDK 17,
+# 2026-12-05), which is a true sample, not a misplaced one.
 for rule in "${rules[@]}"; do
   frame=${rule%%=*} leaf=${rule#*=}
-  with=$(grep -cF "$frame" "$profile" || true)
-  right=$(grep -F "$frame" "$profile" | grep -cF ";$leaf " || true)
-  echo "stacks through $frame: $with, ending in $leaf: $right"
-  [ "$with" -gt 0 ] && [ "$with" -eq "$right" ] || { echo "FAIL: stacks through $frame must end in $leaf"; exit 1; }
+  with=$(grep -F "$frame" "$profile" | awk '{s += $NF} END {printf "%.0f", s}')
+  right=$(grep -F "$frame" "$profile" | grep -F ";$leaf " | awk '{s += $NF} END {printf "%.0f", s}')
+  echo "weight of the stacks through $frame: $with, of those ending in $leaf: $right"
+  [ "$with" -gt 0 ] && [ $((right * 100)) -ge $((with * 99)) ] ||
+    { echo "FAIL: stacks through $frame must end in $leaf (99 % of their weight)"; exit 1; }
 done
 compare_with_truth "$max_tvd"
