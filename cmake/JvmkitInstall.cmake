@@ -4,6 +4,7 @@
 #   lib/cmake/jvmkit/                       CMake package: find_package(jvmkit) -> jvmkit::<name>
 #   lib/pkgconfig/jvmkit-<name>.pc          pkg-config, one file per library
 #   bin/                                    tools (jvmkit, the profiler's command-line tool)
+#   share/java/jvmkit.jar                   the profiler's Java API (java/CMakeLists.txt)
 # Components call jvmkit_install_library() for each library they ship.
 
 include(CMakePackageConfigHelpers)

@@ -38,14 +38,16 @@ endfunction()
 find_package(Threads REQUIRED)
 
 # jvmkit_add_jdk_test(NAME <name> COMMAND <command...> [MIN_JDK <n>] [TIMEOUT <s>]
-#                     [LABELS <labels...>] [RUN_SERIAL])
+#                     [LABELS <labels...>] [ENVIRONMENT_MODIFICATION <VAR=op:value...>] [RUN_SERIAL])
 # Adds one ctest test per JDK in JVMKIT_JDK_TAGS (of feature >= MIN_JDK), named jvm.<name>.<jdk tag>,
 # labelled jvm and <jdk tag>. COMMAND may use the placeholders @JAVA@ (that JDK's java),
 # @JDK_HOME@, @JDK_FEATURE@, @JDK_TAG@, @BINARY_DIR@ and @TEST_NAME@; the environment has
-# JAVA_HOME and JVMKIT_TEST_JDK (the tag) set. Use it for tests that drive java from a script.
+# JAVA_HOME and JVMKIT_TEST_JDK (the tag) set, changed further by ENVIRONMENT_MODIFICATION (ctest's
+# test property: JVMKIT_AGENT_PATH=unset: or JVMKIT_AGENT_PATH=set:/x). Use it for tests that drive
+# java from a script.
 # RUN_SERIAL is for tests whose result depends on CPU time being available (sampling rates, bias).
 function(jvmkit_add_jdk_test)
-  cmake_parse_arguments(ARG "RUN_SERIAL" "NAME;MIN_JDK;TIMEOUT" "COMMAND;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "RUN_SERIAL" "NAME;MIN_JDK;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT_MODIFICATION" ${ARGN})
   if(JVMKIT_UNIT_TESTS_ONLY)
     return()
   endif()
@@ -75,6 +77,9 @@ function(jvmkit_add_jdk_test)
     if(ARG_RUN_SERIAL)
       set_tests_properties(${test_name} PROPERTIES RUN_SERIAL ON)
     endif()
+    if(ARG_ENVIRONMENT_MODIFICATION)
+      set_tests_properties(${test_name} PROPERTIES ENVIRONMENT_MODIFICATION "${ARG_ENVIRONMENT_MODIFICATION}")
+    endif()
   endforeach()
 endfunction()
 
@@ -82,13 +87,14 @@ endfunction()
 #                     [AGENT <library target>] [AGENT_OPTIONS <string>]
 #                     [NATIVE_LIBS <library targets...>]   (their directories go on java.library.path)
 #                     [JVM_ARGS <args...>] [ARGS <args...>] [MIN_JDK <n>] [TIMEOUT <s>]
-#                     [LABELS <labels...>] [RUN_SERIAL])
+#                     [LABELS <labels...>] [ENVIRONMENT_MODIFICATION <VAR=op:value...>] [RUN_SERIAL])
 # Adds one test per JDK (see jvmkit_add_jdk_test, same placeholders) that runs
-#   java [-agentpath:<agent>=<options>] <JVM_ARGS> -cp <classes> <MAIN> <ARGS>
-# and passes when java exits with status 0.
+#   java [-agentpath:<agent>=<options>] <JVM_ARGS> -cp <class path> <MAIN> <ARGS>
+# and passes when java exits with status 0. The class path is the java target's classes and what
+# they compile against (JVMKIT_CLASSPATH_<target>: jvmkit.jar for a folder that uses the Java API).
 function(jvmkit_add_jvm_test)
   cmake_parse_arguments(ARG "RUN_SERIAL" "NAME;MAIN;CLASSES;AGENT;AGENT_OPTIONS;MIN_JDK;TIMEOUT"
-                        "NATIVE_LIBS;JVM_ARGS;ARGS;LABELS" ${ARGN})
+                        "NATIVE_LIBS;JVM_ARGS;ARGS;LABELS;ENVIRONMENT_MODIFICATION" ${ARGN})
   if(JVMKIT_UNIT_TESTS_ONLY)
     return()
   endif()
@@ -112,11 +118,15 @@ function(jvmkit_add_jvm_test)
     list(JOIN libpath ":" libpath)
     list(APPEND cmd "-Djava.library.path=${libpath}")
   endif()
-  list(APPEND cmd ${ARG_JVM_ARGS} -cp "${JVMKIT_CLASSES_${ARG_CLASSES}}" ${ARG_MAIN} ${ARG_ARGS})
+  set(classpath "${JVMKIT_CLASSPATH_${ARG_CLASSES}}")
+  if(NOT classpath)
+    set(classpath "${JVMKIT_CLASSES_${ARG_CLASSES}}")
+  endif()
+  list(APPEND cmd ${ARG_JVM_ARGS} -cp "${classpath}" ${ARG_MAIN} ${ARG_ARGS})
   set(serial "")
   if(ARG_RUN_SERIAL)
     set(serial RUN_SERIAL)
   endif()
   jvmkit_add_jdk_test(NAME ${ARG_NAME} COMMAND ${cmd} MIN_JDK ${ARG_MIN_JDK} TIMEOUT ${ARG_TIMEOUT}
-                      LABELS ${ARG_LABELS} ${serial})
+                      LABELS ${ARG_LABELS} ENVIRONMENT_MODIFICATION ${ARG_ENVIRONMENT_MODIFICATION} ${serial})
 endfunction()

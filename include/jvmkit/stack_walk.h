@@ -66,8 +66,8 @@ typedef enum {
 
 /* Called once at the start of a trace, before its frames.
  *  thread:    the thread the trace was taken from (a local reference, valid until endStackTrace
- *             returns). For a sampled virtual thread this is its carrier thread; see
- *             docs/stack_walk.md "Virtual threads".
+ *             returns). For a sampled virtual thread, the virtual thread itself on JDK 24+, its
+ *             carrier on JDK 21 to 23; see "Extension: virtual threads" below.
  *  biased:    JNI_FALSE only when the trace starts at the exact PC the thread was interrupted at
  *             (a current-thread request with a ucontext) and is known to be the whole stack;
  *             JNI_TRUE when it was taken at a safepoint, for a request without a ucontext, and
@@ -254,6 +254,35 @@ JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceServedLater(void);
 JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void);
 
 /* ------------------------------------------------------------------------------------------------
+ * Extension: virtual threads (JDK 21+; docs/stack_walk.md "Virtual threads").
+ *
+ * A current-thread request taken while a virtual thread is mounted (its carrier was interrupted)
+ * is, on JDK 24 and later, the virtual thread's trace: beginStackTrace's thread is the virtual
+ * thread, and its frames end with the virtual thread's own first frame, above the continuation's
+ * entry (jdk.internal.vm.Continuation.enterSpecial). On JDK 21 to 23 HotSpot does not say which
+ * virtual thread a carrier runs where a signal handler can read it: such a trace is the carrier's,
+ * with every frame (the virtual thread's, enterSpecial, the carrier's). On JDK 17 there are none.
+ * ---------------------------------------------------------------------------------------------- */
+
+/* Whether traces of mounted virtual threads go on below the continuation's entry with the
+ * carrier's frames (enterSpecial, VirtualThread.runContinuation, the scheduler's): JNI_FALSE by
+ * default. The thread stays the virtual thread. May be called at any time, from any thread (not a
+ * signal handler); it applies to the traces delivered from then on. Returns JVMTI_ERROR_NONE. */
+JVMKIT_WALK_EXPORT jvmtiError JvmkitSetCarrierFrames(jboolean include);
+
+/* Called inside beginStackTrace, stackFrame or endStackTrace: Thread.threadId() of the virtual
+ * thread whose trace is being delivered, else 0 (a platform thread's trace, a failure callback,
+ * anywhere else). Non-zero also when that virtual thread could not be found at delivery (it had
+ * unmounted and was never met before): the trace's thread is then its carrier, and this id is what
+ * is left of it (counted in virtual_unnamed). Never fails. */
+JVMKIT_WALK_EXPORT jlong JvmkitCurrentVirtualThreadId(void);
+
+/* Called inside the callbacks of a trace of a virtual thread (JvmkitCurrentVirtualThreadId() != 0):
+ * the carrier it was mounted on, a local reference valid until endStackTrace returns; else NULL.
+ * Never fails. */
+JVMKIT_WALK_EXPORT jthread JvmkitCurrentCarrierThread(void);
+
+/* ------------------------------------------------------------------------------------------------
  * Extension: accounting. Every accepted request ends in exactly one outcome, so at any moment
  *   accepted == delivered + failed + pending
  * and, once pending is 0, accepted == delivered + failed.
@@ -307,6 +336,14 @@ typedef struct {
   jlong served_later;     /* ... that could not be captured then (the thread was running Java code,
                              e.g. a signal handler that passed no ucontext, or its last Java frame
                              was not walkable): GetStackTrace on the delivery thread */
+  /* Delivered traces of current-thread requests taken while a virtual thread was mounted (JDK 24+;
+   * docs/stack_walk.md "Virtual threads"; fields added last): */
+  jlong virtual_threads;   /* ... all of them */
+  jlong virtual_unnamed;   /* ... reported for the carrier, because the virtual thread had unmounted
+                              before the delivery and was not met before (JvmkitCurrentVirtualThreadId
+                              still gives its id) */
+  jlong virtual_completed; /* ... whose frames below the part HotSpot had thawed (copied back to the
+                              stack) come from the virtual thread's stack at delivery: biased */
 } jvmkitStackWalkCounters;
 
 /* Copies the counters, totals since the library was loaded (they survive Disable/Enable cycles),

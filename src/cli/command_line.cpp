@@ -42,14 +42,15 @@ struct Flag {
   std::string_view long_name;  // "event" for --event
   std::string_view key;        // the agent option it sets; "" for the tool's own flags
   bool takes_value;
-  unsigned commands;  // the commands that accept it
+  unsigned commands;             // the commands that accept it
+  bool inline_optional = false;  // takes no value, or one written into the same argument (--threads=carrier)
 };
 constexpr Flag kFlags[] = {
     {'e', "event", "event", true, kStarting},
     {'i', "interval", "interval", true, kStarting},
     {'o', "output", "file", true, kStarting | kWriting},
     {'f', "format", "format", true, kStarting | kWriting},
-    {'t', "threads", "threads", false, kStarting},
+    {'t', "threads", "threads", false, kStarting, true},
     {'a', "annotate", "ann", false, kStarting},
     {'s', "signal", "signal", true, kStarting},
     {0, "loop", "loop", true, kStarting},
@@ -148,7 +149,7 @@ Error take_values(const Given& given, CommandLine* out) {
     if (f.key == "file") {
       out->output = value;
     } else if (!f.key.empty()) {
-      out->options.push_back({std::string(f.key), f.takes_value ? value : std::string()});
+      out->options.push_back({std::string(f.key), f.takes_value || f.inline_optional ? value : std::string()});
     }
   }
   return Error::ok();
@@ -190,6 +191,9 @@ Error parse_arguments(const CommandWord& cmd, std::span<const std::string> args,
           value = args[++i];
         }
         if (value.empty()) return Error(arg + " needs a value");
+      } else if (inline_value && flag->inline_optional) {
+        value = *inline_value;
+        if (value.empty()) return Error(arg + " needs a value after =");
       } else if (inline_value) {
         return Error(arg + " takes no value");
       }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convert/samples.hpp"
+#include "profiler/thread_root_name.hpp"
 
 namespace jvmkit::convert {
 
@@ -255,9 +256,7 @@ Error read_pprof_samples(const std::string& path, const SampleFunction& f) {
         SampleFrame frame;
         frame.name = name != function_names.end() ? text(name->second) : std::string_view("?");
         frame.line = static_cast<int32_t>(line);
-        if (frame.name.size() > 2 && frame.name.front() == '[' && frame.name.find(" tid=") != std::string_view::npos) {
-          frame.type = prof::FrameType::kThread;
-        }
+        if (prof::is_thread_root_name(frame.name)) frame.type = prof::FrameType::kThread;
         frames.push_back(frame);
       }
     }

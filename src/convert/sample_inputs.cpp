@@ -7,6 +7,7 @@
 
 #include "convert/samples.hpp"
 #include "jfr/reader.hpp"
+#include "profiler/thread_root_name.hpp"
 
 namespace jvmkit::convert {
 
@@ -152,10 +153,7 @@ SampleFrame collapsed_frame(std::string_view text) {
       break;
     }
   }
-  if (f.name.size() > 2 && f.name.front() == '[' && f.name.back() == ']' &&
-      f.name.find(" tid=") != std::string_view::npos) {
-    f.type = FrameType::kThread;
-  }
+  if (prof::is_thread_root_name(f.name)) f.type = FrameType::kThread;
   return f;
 }
 

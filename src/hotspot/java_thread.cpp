@@ -104,6 +104,28 @@ bool pending_field_tracks_exceptions(JNIEnv* env, const JavaThreadLayout& layout
   return thrown && seen && !layout.has_pending_exception(env);
 }
 
+// Thread.tid of THREAD, read through JNI (the field exists on JDK 17 to 25), or 0.
+jlong java_thread_id_of(JNIEnv* env, jobject thread) {
+  jclass thread_class = env->FindClass("java/lang/Thread");
+  jfieldID tid = thread_class == nullptr ? nullptr : env->GetFieldID(thread_class, "tid", "J");
+  if (tid == nullptr) env->ExceptionClear();
+  if (thread_class != nullptr) env->DeleteLocalRef(thread_class);
+  return tid == nullptr || thread == nullptr ? 0 : env->GetLongField(thread, tid);
+}
+
+// The JavaThread's current Java thread id (optional: without it virtual threads are not told from
+// their carriers). Checked against Thread.tid on the current (platform) thread.
+void learn_java_thread_id(JNIEnv* env, JavaThreadLayout* layout) {
+  std::optional<intptr_t> field = vm_struct_offset("JavaThread", "_monitor_owner_id");
+  if (!field) field = vm_struct_offset("JavaThread", "_lock_id");
+  if (!field) return;
+  layout->java_thread_id = *field;
+  jobject self = current_thread(env);
+  const jlong expected = java_thread_id_of(env, self);
+  if (self != nullptr) env->DeleteLocalRef(self);
+  if (expected == 0 || layout->current_java_thread_id(env) != expected) layout->java_thread_id = -1;
+}
+
 // The frame anchor's fields (optional: without them the stack walk types fewer frames exactly).
 void learn_anchor(JavaThreadLayout* layout) {
   const std::optional<intptr_t> anchor = vm_struct_offset("JavaThread", "_anchor");
@@ -144,6 +166,10 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   layout.env_offset = *env_offset;
   learn_anchor(&layout);
   layout.saved_exception_pc = vm_struct_offset("JavaThread", "_saved_exception_pc").value_or(-1);
+  learn_java_thread_id(env, &layout);
+  // A platform thread that enables runs no continuation: the field must read 0 here.
+  layout.cont_entry = vm_struct_offset("JavaThread", "_cont_entry").value_or(-1);
+  if (layout.runs_continuation(env)) layout.cont_entry = -1;
 
   // HotSpot records the pthread stack's top as is, and its size less any glibc guard area.
   const std::optional<StackRange> real = pthread_stack();

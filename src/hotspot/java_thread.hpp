@@ -49,6 +49,14 @@ struct JavaThreadLayout {
   // Offset of JavaThread::_saved_exception_pc, or -1: where HotSpot's signal handler keeps the PC of
   // a safepoint poll that faulted before it sends the thread to the safepoint handler blob.
   intptr_t saved_exception_pc = -1;
+  // Offset of JavaThread::_monitor_owner_id (JDK 24: _lock_id), or -1: the id (Thread.threadId())
+  // of the Java thread that the JavaThread runs now. HotSpot sets it to the virtual thread's id when
+  // one is mounted (JVM_SetCurrentThread) and back to the carrier's own at unmount: monitors are
+  // owned by that id since JDK 24. Absent before JDK 24.
+  intptr_t java_thread_id = -1;
+  // Offset of JavaThread::_cont_entry, or -1 (before JDK 19): the innermost continuation entry on
+  // the thread's stack, set while a continuation (a virtual thread's) is mounted.
+  intptr_t cont_entry = -1;
 
   // SIGNAL SAFE. A JavaFrameAnchor's fields at BASE + the offsets: sp first, and fp and pc only
   // when sp is set.
@@ -89,6 +97,26 @@ struct JavaThreadLayout {
     uintptr_t pc;
     std::memcpy(&pc, reinterpret_cast<const char*>(env) - env_offset + saved_exception_pc, sizeof(pc));
     return pc;
+  }
+
+  // SIGNAL SAFE. The id (Thread.threadId()) of the Java thread the current thread (ENV's) runs: the
+  // mounted virtual thread's, else its own; 0 where this JVM does not keep it (before JDK 24).
+  // Only the thread itself changes the field (mount and unmount run on it), so its handler reads the
+  // value of the moment it interrupted.
+  JVMKIT_SIGNAL_SAFE int64_t current_java_thread_id(JNIEnv* env) const noexcept {
+    if (java_thread_id < 0) return 0;
+    int64_t id;
+    std::memcpy(&id, reinterpret_cast<const char*>(env) - env_offset + java_thread_id, sizeof(id));
+    return id;
+  }
+
+  // SIGNAL SAFE. Whether the current thread (ENV's) runs a mounted continuation now (a virtual
+  // thread): one load, as for the stack bounds.
+  JVMKIT_SIGNAL_SAFE bool runs_continuation(JNIEnv* env) const noexcept {
+    if (cont_entry < 0) return false;
+    uintptr_t entry;
+    std::memcpy(&entry, reinterpret_cast<const char*>(env) - env_offset + cont_entry, sizeof(entry));
+    return entry != 0;
   }
 
   // SIGNAL SAFE. The stack of the thread whose JNIEnv is ENV: two loads from its JavaThread.

@@ -139,27 +139,40 @@ void ChunkWriter::commit(const Buffer& event) {
   events_count_++;
 }
 
-void ChunkWriter::execution_sample(int64_t ticks, uint64_t thread, uint64_t stack) {
+// The three context fields every sample event ends with (metadata.cpp).
+void ChunkWriter::context_fields(const EventContext& context) {
+  for (std::string_view text : {context.labels, context.trace_id, context.span_id}) {
+    if (text.empty()) {
+      scratch_.null_string();
+    } else {
+      scratch_.string(text);
+    }
+  }
+}
+
+void ChunkWriter::execution_sample(int64_t ticks, uint64_t thread, uint64_t stack, const EventContext& context) {
   scratch_.clear();
   scratch_.varint(kExecutionSample);
   scratch_.varint_signed(ticks);
   scratch_.varint(thread);
   scratch_.varint(stack);
   scratch_.varint(kRunnableState);
+  context_fields(context);
   commit(scratch_);
 }
 
-void ChunkWriter::wall_clock_sample(int64_t ticks, uint64_t thread, uint64_t stack) {
+void ChunkWriter::wall_clock_sample(int64_t ticks, uint64_t thread, uint64_t stack, const EventContext& context) {
   scratch_.clear();
   scratch_.varint(kWallClockSample);
   scratch_.varint_signed(ticks);
   scratch_.varint(thread);
   scratch_.varint(stack);
+  context_fields(context);
   commit(scratch_);
 }
 
 void ChunkWriter::perf_event_sample(int64_t ticks, uint64_t thread, uint64_t stack, std::string_view event,
-                                    int64_t weight) {
+                                    int64_t weight, const EventContext& context) {
   scratch_.clear();
   scratch_.varint(kPerfEventSample);
   scratch_.varint_signed(ticks);
@@ -167,11 +180,12 @@ void ChunkWriter::perf_event_sample(int64_t ticks, uint64_t thread, uint64_t sta
   scratch_.varint(stack);
   scratch_.string(event);
   scratch_.varint_signed(weight);
+  context_fields(context);
   commit(scratch_);
 }
 
 void ChunkWriter::allocation_sample(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t object_class,
-                                    int64_t weight) {
+                                    int64_t weight, const EventContext& context) {
   scratch_.clear();
   scratch_.varint(kObjectAllocationSample);
   scratch_.varint_signed(ticks);
@@ -179,11 +193,12 @@ void ChunkWriter::allocation_sample(int64_t ticks, uint64_t thread, uint64_t sta
   scratch_.varint(stack);
   scratch_.varint(object_class);
   scratch_.varint_signed(weight);
+  context_fields(context);
   commit(scratch_);
 }
 
 void ChunkWriter::monitor_enter(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack,
-                                uint64_t monitor_class) {
+                                uint64_t monitor_class, const EventContext& context) {
   scratch_.clear();
   scratch_.varint(kJavaMonitorEnter);
   scratch_.varint_signed(start_ticks);
@@ -191,11 +206,12 @@ void ChunkWriter::monitor_enter(int64_t start_ticks, int64_t duration, uint64_t 
   scratch_.varint(thread);
   scratch_.varint(stack);
   scratch_.varint(monitor_class);
+  context_fields(context);
   commit(scratch_);
 }
 
 void ChunkWriter::thread_park(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack,
-                              uint64_t parked_class) {
+                              uint64_t parked_class, const EventContext& context) {
   scratch_.clear();
   scratch_.varint(kThreadPark);
   scratch_.varint_signed(start_ticks);
@@ -203,6 +219,7 @@ void ChunkWriter::thread_park(int64_t start_ticks, int64_t duration, uint64_t th
   scratch_.varint(thread);
   scratch_.varint(stack);
   scratch_.varint(parked_class);
+  context_fields(context);
   commit(scratch_);
 }
 

@@ -52,6 +52,15 @@ struct ThreadInfo {
   bool is_virtual = false;
 };
 
+// A sample's request context (org.jvmkit.JvmkitContext), the last three fields of every sample
+// event: contextLabels ("endpoint=/a,tenant=x"), traceId (32 hex digits), spanId (16); each
+// written as null when empty.
+struct EventContext {
+  std::string_view labels;
+  std::string_view trace_id;
+  std::string_view span_id;
+};
+
 struct RecordingInfo {
   int64_t id = 1;
   std::string_view name;         // "jvmkit"
@@ -81,12 +90,16 @@ class ChunkWriter {
   uint64_t add_thread(const ThreadInfo& thread);
 
   // --- Events (times are ticks; durations are ticks too) ---
-  void execution_sample(int64_t ticks, uint64_t thread, uint64_t stack);
-  void wall_clock_sample(int64_t ticks, uint64_t thread, uint64_t stack);
-  void perf_event_sample(int64_t ticks, uint64_t thread, uint64_t stack, std::string_view event, int64_t weight);
-  void allocation_sample(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t object_class, int64_t weight);
-  void monitor_enter(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack, uint64_t monitor_class);
-  void thread_park(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack, uint64_t parked_class);
+  void execution_sample(int64_t ticks, uint64_t thread, uint64_t stack, const EventContext& context = {});
+  void wall_clock_sample(int64_t ticks, uint64_t thread, uint64_t stack, const EventContext& context = {});
+  void perf_event_sample(int64_t ticks, uint64_t thread, uint64_t stack, std::string_view event, int64_t weight,
+                         const EventContext& context = {});
+  void allocation_sample(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t object_class, int64_t weight,
+                         const EventContext& context = {});
+  void monitor_enter(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack, uint64_t monitor_class,
+                     const EventContext& context = {});
+  void thread_park(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack, uint64_t parked_class,
+                   const EventContext& context = {});
   void active_recording(int64_t ticks, const RecordingInfo& recording);
   // A setting of the event type EVENT_TYPE (metadata.hpp's TypeId) or, with 0, of the recording.
   void active_setting(int64_t ticks, uint64_t event_type, std::string_view name, std::string_view value);
@@ -104,6 +117,7 @@ class ChunkWriter {
  private:
   void write_constant_pools(Buffer& out, int64_t ticks) const;
   void commit(const Buffer& event);
+  void context_fields(const EventContext& context);
 
   int64_t start_nanos_;
   int64_t start_ticks_;

@@ -111,29 +111,40 @@ constexpr FieldDef kThreadStateFields[] = {{"name", kString, false, false, kLabe
 // --- Events: startTime first, then duration when the event has one (the JDK's parser reads
 // them by position), then the event thread and stack, then the event's own fields. ---
 constexpr Annotation kLabelState[] = {{kLabel, "Thread State"}};
+// The request context of a sample (org.jvmkit.JvmkitContext): jvmkit's own fields, after the
+// JDK's, on every sample event; null when the thread had none (ChunkWriter's EventContext).
+constexpr Annotation kLabelContext[] = {{kLabel, "Context Labels"}};
+constexpr Annotation kLabelTraceId[] = {{kLabel, "Trace Id"}};
+constexpr Annotation kLabelSpanId[] = {{kLabel, "Span Id"}};
 constexpr FieldDef kExecutionSampleFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},
     {"sampledThread", kThread, true, false, label(kSampledThread)},
     {"stackTrace", kStackTrace, true, false, label(kStack)},
     {"state", kThreadState, true, false, kLabelState},
+    {"contextLabels", kString, false, false, kLabelContext},
+    {"traceId", kString, false, false, kLabelTraceId},
+    {"spanId", kString, false, false, kLabelSpanId},
 };
 constexpr Annotation kLabelObjectClass[] = {{kLabel, "Object Class"}};
 constexpr FieldDef kAllocationFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},   {"eventThread", kThread, true, false, label(kEventThread)},
     {"stackTrace", kStackTrace, true, false, label(kStack)}, {"objectClass", kClass, true, false, kLabelObjectClass},
-    {"weight", kLong, false, false, label(kWeightBytes)},
+    {"weight", kLong, false, false, label(kWeightBytes)},    {"contextLabels", kString, false, false, kLabelContext},
+    {"traceId", kString, false, false, kLabelTraceId},       {"spanId", kString, false, false, kLabelSpanId},
 };
 constexpr Annotation kLabelMonitorClass[] = {{kLabel, "Monitor Class"}};
 constexpr FieldDef kMonitorEnterFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},      {"duration", kLong, false, false, label(kDuration)},
     {"eventThread", kThread, true, false, label(kEventThread)}, {"stackTrace", kStackTrace, true, false, label(kStack)},
-    {"monitorClass", kClass, true, false, kLabelMonitorClass},
+    {"monitorClass", kClass, true, false, kLabelMonitorClass},  {"contextLabels", kString, false, false, kLabelContext},
+    {"traceId", kString, false, false, kLabelTraceId},          {"spanId", kString, false, false, kLabelSpanId},
 };
 constexpr Annotation kLabelParkedClass[] = {{kLabel, "Class Parked On"}};
 constexpr FieldDef kThreadParkFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},      {"duration", kLong, false, false, label(kDuration)},
     {"eventThread", kThread, true, false, label(kEventThread)}, {"stackTrace", kStackTrace, true, false, label(kStack)},
-    {"parkedClass", kClass, true, false, kLabelParkedClass},
+    {"parkedClass", kClass, true, false, kLabelParkedClass},    {"contextLabels", kString, false, false, kLabelContext},
+    {"traceId", kString, false, false, kLabelTraceId},          {"spanId", kString, false, false, kLabelSpanId},
 };
 constexpr Annotation kLabelId[] = {{kLabel, "Id"}};
 constexpr Annotation kLabelDestination[] = {{kLabel, "Destination"}};
@@ -172,6 +183,9 @@ constexpr FieldDef kWallClockFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},
     {"sampledThread", kThread, true, false, label(kSampledThread)},
     {"stackTrace", kStackTrace, true, false, label(kStack)},
+    {"contextLabels", kString, false, false, kLabelContext},
+    {"traceId", kString, false, false, kLabelTraceId},
+    {"spanId", kString, false, false, kLabelSpanId},
 };
 constexpr Annotation kLabelEvent[] = {{kLabel, "Event"}};
 constexpr FieldDef kPerfEventFields[] = {
@@ -180,6 +194,9 @@ constexpr FieldDef kPerfEventFields[] = {
     {"stackTrace", kStackTrace, true, false, label(kStack)},
     {"event", kString, false, false, kLabelEvent},
     {"weight", kLong, false, false, label(kValue)},
+    {"contextLabels", kString, false, false, kLabelContext},
+    {"traceId", kString, false, false, kLabelTraceId},
+    {"spanId", kString, false, false, kLabelSpanId},
 };
 
 // --- Types ---

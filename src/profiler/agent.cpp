@@ -10,6 +10,8 @@
 //                 goes to the reply= file (attach passes back only Agent_OnAttach's number).
 // A second copy of the library (another path, e.g. the tool's copy next to an -agentpath one)
 // forwards its commands to the copy that runs, when both are the same version.
+// The Java API (org.jvmkit.Profiler, natives in java_api.cpp) sends the same commands through
+// command_from_java, with the answer's text handed back instead of written to a reply file.
 //
 // Stack traces are only ever obtained through stack_walk.h (RequestStackTrace from the signal
 // handler, or JvmkitRequestStackTraceNative of stack_walk_native.h with cstack=native); the
@@ -27,7 +29,10 @@
 #include <string_view>
 
 #include "base/thread_id.hpp"
+#include "hotspot/jvmti_capabilities.hpp"
+#include "profiler/agent_command.hpp"
 #include "profiler/alloc_sampler.hpp"
+#include "profiler/context_agent.hpp"
 #include "profiler/lock_sampler.hpp"
 #include "profiler/options.hpp"
 #include "profiler/profiler.hpp"
@@ -37,10 +42,15 @@
 
 extern "C" {
 // The version of this copy of the agent, and whether it runs the profiler in this JVM; and its
-// command entry point. Other copies of the library look these up (see forward_to_running_copy).
+// command entry points. Other copies of the library look these up (see find_running_copy):
+// jvmkit_prof_command answers as Agent_OnAttach does (the text to the reply= file);
+// jvmkit_prof_answer as the Java API needs: the code and text handed to RECEIVE, then the code.
+typedef void (*jvmkit_prof_receiver)(void* context, jint code, const char* text);
 JVMKIT_PROF_EXPORT const char* jvmkit_prof_version(void);
 JVMKIT_PROF_EXPORT jint jvmkit_prof_loaded(void);
 JVMKIT_PROF_EXPORT jint jvmkit_prof_command(JavaVM* vm, const char* options);
+JVMKIT_PROF_EXPORT jint jvmkit_prof_answer(JavaVM* vm, const char* options, jvmkit_prof_receiver receive,
+                                           void* context);
 }
 
 namespace jvmkit::prof {
@@ -49,7 +59,9 @@ namespace {
 Profiler* g_profiler = nullptr;  // created once, lives until the process ends
 
 // --- JVMTI events of the profiler's own environment ---
-void JNICALL on_vm_init(jvmtiEnv*, JNIEnv*, jthread) {
+void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread) {
+  JavaVM* vm = nullptr;
+  if (jni->GetJavaVM(&vm) == JNI_OK) prepare_context_labels(vm, jvmti, jni, false);
   if (g_profiler) g_profiler->vm_init();
 }
 void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
@@ -64,7 +76,8 @@ bool is_stack_walker_thread(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
 void JNICALL on_thread_start(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread) {
   if (g_profiler && !is_stack_walker_thread(jvmti, jni, thread)) g_profiler->thread_started(jvmkit::current_tid());
 }
-void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) {
+void JNICALL on_thread_end(jvmtiEnv*, JNIEnv* jni, jthread) {
+  context_thread_ended(jni);
   if (g_profiler) g_profiler->thread_ended(jvmkit::current_tid());
 }
 
@@ -77,6 +90,11 @@ jvmtiEnv* make_environment(JavaVM* vm, bool live) {
   caps.can_get_source_file_name = 1;
   caps.can_get_line_numbers = 1;
   jvmti->AddCapabilities(&caps);  // optional: without them frames simply have no file/line
+  // JDK 21+: JVMTI posts events of virtual threads (lock's monitor events) only to environments
+  // that have this, and some JVMs grant it only while the VM starts. Refused by JDK 17: harmless.
+  jvmtiCapabilities virtual_threads{};
+  hotspot::set_can_support_virtual_threads(&virtual_threads);
+  jvmti->AddCapabilities(&virtual_threads);
   jvmtiEventCallbacks callbacks{};
   callbacks.VMInit = on_vm_init;
   callbacks.VMDeath = on_vm_death;
@@ -100,6 +118,11 @@ Profiler* profiler_for(JavaVM* vm, bool live) {
   jvmtiEnv* jvmti = make_environment(vm, live);
   if (jvmti == nullptr) return nullptr;
   g_profiler = new Profiler(vm, jvmti);
+  // Loaded into a running JVM: JvmkitContext classes initialized before now learn of the agent.
+  JNIEnv* jni = nullptr;
+  if (live && vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) == JNI_OK) {
+    prepare_context_labels(vm, jvmti, jni, true);
+  }
   return g_profiler;
 }
 
@@ -152,20 +175,10 @@ void send_reply(const std::string& path, const Answer& answer) {
   std::fflush(stderr);
 }
 
+// A command through the attach mechanism, carried out here; the answer goes to its reply file.
 AnswerCode command(JavaVM* vm, const char* options_text) {
-  const std::string reply = reply_option(options_text != nullptr ? options_text : "");
-  Options options;
-  if (Error e = parse_options(options_text, static_cast<int>(getpid()), &options)) {
-    send_reply(reply, {AnswerCode::kBadOption, "bad option: " + e.message()});
-    return AnswerCode::kBadOption;
-  }
-  Profiler* profiler = profiler_for(vm, true);
-  if (profiler == nullptr) {
-    send_reply(reply, {AnswerCode::kCannotStart, "cannot get a JVMTI environment"});
-    return AnswerCode::kCannotStart;
-  }
-  const Answer answer = profiler->execute(options);
-  send_reply(reply, answer);
+  const Answer answer = run_command(vm, options_text, CommandSource::kAttach);
+  send_reply(reply_option(options_text != nullptr ? options_text : ""), answer);
   return answer.code;
 }
 
@@ -175,6 +188,8 @@ struct OtherCopy {
   std::string path;
   std::string version;
   jint (*command)(JavaVM*, const char*) = nullptr;
+  // Null in a copy built before the Java API with the same version number (a development build).
+  jint (*answer)(JavaVM*, const char*, jvmkit_prof_receiver, void*) = nullptr;
 };
 
 bool find_running_copy(OtherCopy* out) {
@@ -199,6 +214,7 @@ bool find_running_copy(OtherCopy* out) {
           s->out->path = info->dlpi_name;
           s->out->version = version();
           s->out->command = command;
+          s->out->answer = reinterpret_cast<decltype(OtherCopy::answer)>(dlsym(handle, "jvmkit_prof_answer"));
           s->found = true;
         }
         dlclose(handle);  // the JVM still holds the library
@@ -208,20 +224,60 @@ bool find_running_copy(OtherCopy* out) {
   return search.found;
 }
 
+Answer other_version_answer(const OtherCopy& other, const std::string& advice) {
+  return {AnswerCode::kOtherVersion, "another version of the jvmkit agent (" + other.version + ", " + other.path +
+                                         ") runs in this JVM; this is " + jvmkit_prof_version() + ": " + advice};
+}
+
 jint attach(JavaVM* vm, const char* options) {
   OtherCopy other;
   if (g_profiler == nullptr && find_running_copy(&other)) {
     if (other.version == jvmkit_prof_version()) return other.command(vm, options);
-    const std::string reply = reply_option(options != nullptr ? options : "");
-    send_reply(reply, {AnswerCode::kOtherVersion, "another version of the jvmkit agent (" + other.version + ", " +
-                                                      other.path + ") runs in this JVM; this is " +
-                                                      jvmkit_prof_version() + ": use the jvmkit tool of that version"});
+    send_reply(reply_option(options != nullptr ? options : ""),
+               other_version_answer(other, "use the jvmkit tool of that version"));
     return static_cast<jint>(AnswerCode::kOtherVersion);
   }
   return static_cast<jint>(command(vm, options));
 }
 
+// jvmkit_prof_answer's receiver: the running copy's answer, copied into this copy's Answer (the
+// two copies may not share a C++ runtime: only C strings cross).
+void receive_answer(void* context, jint code, const char* text) {
+  auto* answer = static_cast<Answer*>(context);
+  answer->code = static_cast<AnswerCode>(code);
+  answer->text = text != nullptr ? text : "";
+}
+
 }  // namespace
+
+Answer run_command(JavaVM* vm, const char* options_text, CommandSource source) {
+  Options options;
+  if (Error e = parse_options(options_text, static_cast<int>(getpid()), &options)) {
+    return {AnswerCode::kBadOption, "bad option: " + e.message()};
+  }
+  if (source == CommandSource::kJava && !options.reply.empty()) {
+    return {AnswerCode::kBadOption,
+            "bad option: reply=" + options.reply + ": only through the attach mechanism (Java gets the answer back)"};
+  }
+  Profiler* profiler = profiler_for(vm, true);
+  if (profiler == nullptr) return {AnswerCode::kCannotStart, "cannot get a JVMTI environment"};
+  return profiler->execute(options);
+}
+
+Answer command_from_java(JavaVM* vm, const char* options_text) {
+  OtherCopy other;
+  if (g_profiler == nullptr && find_running_copy(&other)) {
+    if (other.version != jvmkit_prof_version() || other.answer == nullptr) {
+      return other_version_answer(other, "use jvmkit.jar and the agent library of one version");
+    }
+    // A running copy that could not make its answer (out of memory) leaves this one.
+    Answer answer{static_cast<AnswerCode>(-1), "the jvmkit agent at " + other.path + " gave no answer"};
+    other.answer(vm, options_text, receive_answer, &answer);
+    return answer;
+  }
+  return run_command(vm, options_text, CommandSource::kJava);
+}
+
 }  // namespace jvmkit::prof
 
 extern "C" {
@@ -232,6 +288,19 @@ JVMKIT_PROF_EXPORT jint jvmkit_prof_loaded(void) { return jvmkit::prof::g_profil
 
 JVMKIT_PROF_EXPORT jint jvmkit_prof_command(JavaVM* vm, const char* options) {
   return static_cast<jint>(jvmkit::prof::command(vm, options));
+}
+
+// Called by another copy of the library, whose C++ runtime may not be this one's: nothing thrown
+// may leave. An answer that could not be made (out of memory) is the result -1 alone.
+JVMKIT_PROF_EXPORT jint jvmkit_prof_answer(JavaVM* vm, const char* options, jvmkit_prof_receiver receive,
+                                           void* context) {
+  try {
+    const jvmkit::prof::Answer answer = jvmkit::prof::run_command(vm, options, jvmkit::prof::CommandSource::kJava);
+    receive(context, static_cast<jint>(answer.code), answer.text.c_str());
+    return static_cast<jint>(answer.code);
+  } catch (...) {
+    return -1;
+  }
 }
 
 JVMKIT_PROF_EXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void* /*reserved*/) {

@@ -1,6 +1,8 @@
 // Agent_OnAttach's return values: the one contract between the agent (profiler.hpp) and the
 // jvmkit tool (src/cli), which turns them into its messages and exit status. The agent's answer
 // text goes to the reply= file; these numbers are all HotSpot's "load" command passes back.
+// The Java API (java/api/org/jvmkit/Profiler.java) gets the same numbers and maps them to its
+// exceptions: a change here is a change there.
 #pragma once
 
 namespace jvmkit::prof {

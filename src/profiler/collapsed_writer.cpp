@@ -4,7 +4,7 @@
 
 namespace jvmkit::prof {
 
-std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window, bool weights) {
+std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window, bool weights, bool labels) {
   // Merge by name: two tree nodes whose paths print the same (e.g. the same method at different
   // lines, or JIT and interpreted copies without annotation) are one line.
   std::map<std::string, int64_t> lines;
@@ -22,11 +22,13 @@ std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo*
     stack.pop_back();
     const Profile::Node& n = nodes[item.node];
     path.resize(item.prefix_len);
-    if (!path.empty()) path += ';';
-    const std::string& name = methods[n.frame.method].name;
-    // ';' separates frames and a line ends a stack; spaces are fine (the count follows the last one).
-    for (char c : name) path += (c == ';' || c == '\n' || c == '\r') ? '_' : c;
-    if (annotate) path += frame_type_suffix(n.frame.type);
+    if (labels || n.frame.type != FrameType::kLabels) {
+      if (!path.empty()) path += ';';
+      const std::string& name = methods[n.frame.method].name;
+      // ';' separates frames and a line ends a stack; spaces are fine (the count follows the last one).
+      for (char c : name) path += (c == ';' || c == '\n' || c == '\r') ? '_' : c;
+      if (annotate) path += frame_type_suffix(n.frame.type);
+    }
     if (n.self > 0) lines[path] += weights ? n.self_weight : n.self;
     for (uint32_t child : n.children) stack.push_back({child, path.size()});
   }

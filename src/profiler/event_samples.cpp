@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "base/thread_id.hpp"
+#include "profiler/context_agent.hpp"
 #include "profiler/method_resolver.hpp"
 #include "profiler/profiler.hpp"
 #include "profiler/utf8.hpp"
@@ -59,7 +60,7 @@ void JNICALL on_end(jthread thread, void* user_data) {
     return;
   }
   recording->end_event_trace(thread, sample->tid, JvmkitCurrentTraceTruncated() == JNI_TRUE, sample->weight,
-                             sample->class_name, sample->tag, sample->park);
+                             sample->class_name, sample->tag, sample->park, sample->context);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   std::unique_ptr<EventSample> sample(sample_of(user_data));
@@ -81,9 +82,9 @@ void pause_for(int64_t ns) {
   nanosleep(&pause, nullptr);
 }
 
-jvmtiError request_waiting_for_a_slot(jvmtiEnv* jvmti, EventSample* sample, AtomicCounts& counts) {
-  const jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
-  jvmtiError error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, sample);
+jvmtiError request_waiting_for_a_slot(jvmtiEnv* jvmti, const jvmtiStackTraceCallbacks& callbacks, void* user_data,
+                                      AtomicCounts& counts) {
+  jvmtiError error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, user_data);
   if (error != JVMTI_ERROR_OUT_OF_MEMORY) return error;
   counts.waited.fetch_add(1, std::memory_order_relaxed);
   int64_t waited_ns = 0;
@@ -92,7 +93,7 @@ jvmtiError request_waiting_for_a_slot(jvmtiEnv* jvmti, EventSample* sample, Atom
     counts.retried.fetch_add(1, std::memory_order_relaxed);
     pause_for(pause);
     waited_ns += pause;
-    error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, sample);
+    error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, user_data);
   }
   counts.waited_ns.fetch_add(waited_ns, std::memory_order_relaxed);
   return error;
@@ -104,16 +105,31 @@ void request_event_trace(jvmtiEnv* jvmti, EventSample* sample) {
   AtomicCounts& counts = counts_of(sample->kind);
   counts.requested.fetch_add(1, std::memory_order_relaxed);
   sample->tid = jvmkit::current_tid();
+  sample->context = current_sample_context(sample->tid);  // on the event's thread: its context now
   // The run's Recording is not touched here: this callback may race with the end of the run that
   // armed it. A trace delivered to a later run without this event is left out there (begin_trace
   // with kNoSlot).
-  if (request_waiting_for_a_slot(jvmti, sample, counts) != JVMTI_ERROR_NONE) {
+  const jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
+  if (request_waiting_for_a_slot(jvmti, callbacks, sample, counts) != JVMTI_ERROR_NONE) {
     counts.dropped.fetch_add(1, std::memory_order_relaxed);
     delete sample;
     return;
   }
   counts.accepted.fetch_add(1, std::memory_order_relaxed);
 }
+
+jvmtiError request_trace_ahead(jvmtiEnv* jvmti, EngineKind kind, const jvmtiStackTraceCallbacks& callbacks,
+                               void* user_data) {
+  return request_waiting_for_a_slot(jvmti, callbacks, user_data, counts_of(kind));
+}
+
+void count_decided_request(EngineKind kind, bool accepted) {
+  AtomicCounts& counts = counts_of(kind);
+  counts.requested.fetch_add(1, std::memory_order_relaxed);
+  (accepted ? counts.accepted : counts.dropped).fetch_add(1, std::memory_order_relaxed);
+}
+
+void count_late_trace(EngineKind kind) { counts_of(kind).late.fetch_add(1, std::memory_order_relaxed); }
 
 EventRequestCounts event_request_counts(EngineKind kind) {
   const AtomicCounts& c = counts_of(kind);

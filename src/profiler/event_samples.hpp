@@ -3,17 +3,19 @@
 // current thread without a ucontext), and delivered later like every trace.
 //
 // Each request carries an EventSample as its user_data: what the stack alone does not say (the
-// class allocated or locked, the sample's weight, the thread's OS id). The trace callbacks consume
+// class allocated or locked, the sample's weight, the thread's OS id and request context). The trace callbacks consume
 // it, and every request ends in exactly one outcome, so it is freed in endStackTrace or in failure,
 // or at once when the library refuses the request.
 #pragma once
 
+#include <jvmkit/stack_walk.h>
 #include <jvmti.h>
 #include <sys/types.h>
 
 #include <cstdint>
 #include <string>
 
+#include "profiler/context_slots.hpp"
 #include "profiler/event_spec.hpp"
 #include "profiler/report.hpp"
 
@@ -24,15 +26,27 @@ struct EventSample {
   std::string class_name;                // the leaf frame: "byte[]", "java.lang.Object"
   int64_t weight = 0;                    // bytes (alloc), nanoseconds waited (lock)
   pid_t tid = 0;
-  jlong tag = 0;      // alloc with live: the object's JVMTI tag (its ObjectFree event names it), else 0
-  bool late = false;  // its trace was taken after the event (JvmkitCurrentTraceServedLater): left out
-  bool park = false;  // lock: a parked thread (LockSupport.park), not a monitor
+  jlong tag = 0;          // alloc with live: the object's JVMTI tag (its ObjectFree event names it), else 0
+  bool late = false;      // its trace was taken after the event (JvmkitCurrentTraceServedLater): left out
+  bool park = false;      // lock: a parked thread (LockSupport.park), not a monitor
+  SampleContext context;  // the thread's request context at the event
 };
 
 // Requests the current thread's stack for SAMPLE (ownership passes: it is freed whatever happens)
 // through JVMTI, counting the request under its kind. Not for signal context (it frees memory, and
 // waits up to 100 ms for a free slot when the library's request pool is full).
 void request_event_trace(jvmtiEnv* jvmti, EventSample* sample);
+
+// A trace requested before its sample's weight is known (a virtual thread's park: the stack at its
+// unmount, the wait at its next mount; virtual_thread_parks.hpp), for the current thread, with the
+// caller's CALLBACKS; it waits for a free slot as request_event_trace does (those waits are
+// counted). The request itself is counted only once the sample is decided: count_decided_request
+// (ACCEPTED: its trace is, or will be, delivered or failed; else dropped), and count_late_trace
+// for one taken after the event.
+jvmtiError request_trace_ahead(jvmtiEnv* jvmti, EngineKind kind, const jvmtiStackTraceCallbacks& callbacks,
+                               void* user_data);
+void count_decided_request(EngineKind kind, bool accepted);
+void count_late_trace(EngineKind kind);
 
 // The counts of KIND's requests since the library was loaded: requested, accepted, dropped (the
 // library refused: not enabled, or the pool stayed full for the longest wait), the waits for a

@@ -201,6 +201,67 @@ void append_cells(const TimeCells& cells, const EventProfile& e, const std::vect
   *out += '}';
 }
 
+// Request-context labels (FrameType::kLabels, the outermost frame of a labelled stack): a selector
+// that shows one label's samples, all samples with the label frames merged away (the default), or
+// the label sets as root frames. Like the native types, only on a page whose profiles have labels.
+constexpr NativeTypesText kLabelsText[] = {
+    {"/*LABELS_STYLE*/", "\n  .t10 { background: #f0b0c8; }  /* request-context labels */"},
+    {"/*LABELS_SELECT*/", "\n  <select id=\"labels\" title=\"Request-context labels\"></select>"},
+    {"/*LABELS_CHOOSE*/", "\n  setUpLabels();"},
+    {"/*LABELS_VIEW*/", "\n  v = withLabels(v);"},
+    {"/*LABELS_SCRIPT*/",
+     "// Request-context labels: the label frames (type 10) below the root, \"[k1=v1,k2=v2]\". labelChoice is\n"
+     "// \"\" (every sample, label frames merged away), \"*\" (label sets as root frames) or one \"k=v\".\n"
+     "var labelChoice = \"\";\n"
+     "function labelsOf(name) { return name.replace(/^\\[|\\]$/g, \"\").split(\",\"); }\n"
+     "function setUpLabels() {\n"
+     "  var select = document.getElementById(\"labels\"), seen = {}, list = [];\n"
+     "  full.kids.forEach(function (k) {\n"
+     "    if (k.type === 10) labelsOf(k.name).forEach(function (l) { if (!seen[l]) { seen[l] = true; list.push(l); } "
+     "});\n"
+     "  });\n"
+     "  list.sort();\n"
+     "  select.innerHTML = \"\";\n"
+     "  [[\"\", \"all labels\"], [\"*\", \"by label set\"]].concat(list.map(function (l) { return [l, l]; }))\n"
+     "    .forEach(function (o) { var e = document.createElement(\"option\"); e.value = o[0]; e.textContent = o[1]; "
+     "select.appendChild(e); });\n"
+     "  if (list.indexOf(labelChoice) < 0 && labelChoice !== \"*\") labelChoice = \"\";\n"
+     "  select.value = labelChoice;\n"
+     "  select.hidden = list.length === 0;\n"
+     "  select.onchange = function () { labelChoice = this.value; refresh(); };\n"
+     "  document.body.setAttribute(\"data-labels\", list.join(\"|\"));\n"
+     "}\n"
+     "// Adds FROM's subtree into TO (a node of the same name and type).\n"
+     "function mergeInto(from, to) {\n"
+     "  to.self += from.self;\n"
+     "  to.total += from.total;\n"
+     "  from.kids.forEach(function (k) { mergeInto(k, kid(to, k.name, k.type)); });\n"
+     "}\n"
+     "// T as labelChoice wants it.\n"
+     "function withLabels(t) {\n"
+     "  document.body.setAttribute(\"data-label\", labelChoice);\n"
+     "  if (labelChoice === \"*\") return t;\n"
+     "  var out = node(t.name, t.type, null);\n"
+     "  t.kids.forEach(function (k) {\n"
+     "    var labelled = k.type === 10;\n"
+     "    if (labelChoice === \"\" && !labelled) { mergeInto(k, kid(out, k.name, k.type)); out.total += k.total; "
+     "return; }\n"
+     "    if (!labelled || (labelChoice !== \"\" && labelsOf(k.name).indexOf(labelChoice) < 0)) return;\n"
+     "    out.self += k.self;\n"
+     "    out.total += k.total;\n"
+     "    k.kids.forEach(function (kk) { mergeInto(kk, kid(out, kk.name, kk.type)); });\n"
+     "  });\n"
+     "  return out;\n"
+     "}\n\n"},
+};
+
+bool has_label_frames(const Profile& profile) {
+  for (const Profile::Node& n : profile.nodes()) {
+    if (n.total > 0 && n.frame.type == FrameType::kLabels) return true;
+  }
+  return false;
+}
+
 bool has_native_frames(const Profile& profile) {
   for (const Profile::Node& n : profile.nodes()) {
     if (n.total > 0 && is_native_frame_type(n.frame.type)) return true;
@@ -254,6 +315,9 @@ std::string html_text(std::span<const EventProfile> events, const RunInfo& info)
   bool native = false;
   for (const EventProfile& e : events) native = native || has_native_frames(*e.profile);
   for (const NativeTypesText& t : kNativeTypes) replace_all(&page, t.placeholder, native ? t.text : "");
+  bool labels = false;
+  for (const EventProfile& e : events) labels = labels || has_label_frames(*e.profile);
+  for (const NativeTypesText& t : kLabelsText) replace_all(&page, t.placeholder, labels ? t.text : "");
   replace_all(&page, "/*TITLE*/", html_escape(info.title));
   size_t pos = page.find("/*DATA*/");
   if (pos != std::string::npos) page.replace(pos, 8, data);

@@ -1,5 +1,6 @@
 #include "profiler/jfr_chunk.hpp"
 
+#include <cstdio>
 #include <unordered_map>
 
 #include "jfr/chunk_writer.hpp"
@@ -41,6 +42,24 @@ std::pair<std::string_view, std::string_view> split_java_name(std::string_view n
   return {name.substr(0, dot), name.substr(dot + 1)};
 }
 
+// A sample's trace and span ids as OpenTelemetry prints them: lower-case hex, 32 and 16 digits;
+// empty when the sample has none.
+class SpanText {
+ public:
+  explicit SpanText(const TimedSample& s) {
+    if (s.trace_high == 0 && s.trace_low == 0 && s.span == 0) return;
+    std::snprintf(trace_, sizeof(trace_), "%016llx%016llx", static_cast<unsigned long long>(s.trace_high),
+                  static_cast<unsigned long long>(s.trace_low));
+    std::snprintf(span_, sizeof(span_), "%016llx", static_cast<unsigned long long>(s.span));
+  }
+  std::string_view trace_id() const { return trace_; }
+  std::string_view span_id() const { return span_; }
+
+ private:
+  char trace_[33] = "";
+  char span_[17] = "";
+};
+
 // Builds the chunk's pools from the profiles: a stack per (event, node), a method per (event,
 // profile method), a thread per timeline thread, each added once.
 class ChunkBuilder {
@@ -53,7 +72,8 @@ class ChunkBuilder {
     auto [it, added] = thread_keys_.try_emplace(index, 0);
     if (added) {
       const SampleThread& t = threads_[index];
-      it->second = w_->add_thread({t.tid, t.name, t.java_tid, t.name, false});
+      it->second = w_->add_thread(
+          {t.tid, t.is_virtual ? std::string_view() : std::string_view(t.name), t.java_tid, t.name, t.is_virtual});
     }
     return it->second;
   }
@@ -62,6 +82,7 @@ class ChunkBuilder {
   struct Stack {
     uint64_t key = 0;
     uint64_t leaf_class = 0;
+    std::string labels;  // the request-context labels of its label frame, "" for none
   };
   Stack stack(uint16_t slot, uint32_t node) {
     const uint64_t id = static_cast<uint64_t>(slot) << 32 | node;
@@ -81,6 +102,9 @@ class ChunkBuilder {
       const Method& m = p.methods()[f.method];
       switch (f.type) {
         case FrameType::kThread:
+          break;
+        case FrameType::kLabels:
+          if (const std::vector<Label>* labels = p.labels_of(f.method)) out.labels = labels_text(*labels);
           break;
         case FrameType::kClass:
           // A park without a blocker names no class: JFR's null.
@@ -184,26 +208,28 @@ std::string jfr_chunk(const Options& options, const std::string& path, const Jfr
     const EventSpec& event = *options.events[s.slot];
     const uint64_t thread = pools.thread(s.thread);
     const ChunkBuilder::Stack stack = pools.stack(s.slot, s.node);
+    const SpanText span(s);
+    const jfr::EventContext context{stack.labels, span.trace_id(), span.span_id()};
     switch (event.engine) {
       case EngineKind::kCpu:
       case EngineKind::kItimer:
-        w.execution_sample(s.time_ns, thread, stack.key);
+        w.execution_sample(s.time_ns, thread, stack.key, context);
         break;
       case EngineKind::kWall:
-        w.wall_clock_sample(s.time_ns, thread, stack.key);
+        w.wall_clock_sample(s.time_ns, thread, stack.key, context);
         break;
       case EngineKind::kPerf:
-        w.perf_event_sample(s.time_ns, thread, stack.key, event.name, s.weight);
+        w.perf_event_sample(s.time_ns, thread, stack.key, event.name, s.weight, context);
         break;
       case EngineKind::kAlloc:
-        w.allocation_sample(s.time_ns, thread, stack.key, stack.leaf_class, s.weight);
+        w.allocation_sample(s.time_ns, thread, stack.key, stack.leaf_class, s.weight, context);
         break;
       case EngineKind::kLock:
         // The stack is taken when the wait ends: the event starts a wait earlier.
         if (s.park) {
-          w.thread_park(s.time_ns - s.weight, s.weight, thread, stack.key, stack.leaf_class);
+          w.thread_park(s.time_ns - s.weight, s.weight, thread, stack.key, stack.leaf_class, context);
         } else {
-          w.monitor_enter(s.time_ns - s.weight, s.weight, thread, stack.key, stack.leaf_class);
+          w.monitor_enter(s.time_ns - s.weight, s.weight, thread, stack.key, stack.leaf_class, context);
         }
         break;
     }

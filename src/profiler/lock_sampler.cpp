@@ -3,8 +3,10 @@
 #include <atomic>
 
 #include "base/clock.hpp"
+#include "hotspot/jvmti_capabilities.hpp"
 #include "profiler/event_samples.hpp"
 #include "profiler/park_hook.hpp"
+#include "profiler/virtual_thread_parks.hpp"
 
 namespace jvmkit::prof {
 namespace {
@@ -12,9 +14,33 @@ namespace {
 std::atomic<bool> g_armed{false};
 std::atomic<int64_t> g_threshold_ns{0};
 
-// When this thread began to wait for a contended monitor; 0 when it is not waiting (or the wait
-// began before sampling was armed).
+// When this OS thread began to wait for a contended monitor, where JVMTI thread-local storage
+// cannot be had; 0 when it is not waiting (or the wait began before sampling was armed).
 thread_local int64_t t_enter_ns = 0;
+
+// The enter time in the profiler's JVMTI thread-local storage of the current Java thread: a
+// virtual thread's own while it is mounted (HotSpot rebinds the storage at mount), so the time
+// follows a virtual thread that unmounts while it waits (JDK 24+) to the carrier it enters on.
+// Stored odd ((ns << 1) | 1); an even value is a park of virtual_thread_parks.cpp. Returns whether
+// the storage could be written.
+bool store_enter(jvmtiEnv* jvmti, int64_t ns) {
+  void* value = ns == 0 ? nullptr : reinterpret_cast<void*>((static_cast<uintptr_t>(ns) << 1) | 1);
+  return jvmti->SetThreadLocalStorage(nullptr, value) == JVMTI_ERROR_NONE;
+}
+// The enter time kept for the current Java thread (cleared), 0 when there is none.
+int64_t take_enter(jvmtiEnv* jvmti) {
+  void* value = nullptr;
+  if (jvmti->GetThreadLocalStorage(nullptr, &value) == JVMTI_ERROR_NONE) {
+    const auto bits = reinterpret_cast<uintptr_t>(value);
+    if ((bits & 1) != 0) {
+      jvmti->SetThreadLocalStorage(nullptr, nullptr);
+      return static_cast<int64_t>(bits >> 1);
+    }
+  }
+  const int64_t ns = t_enter_ns;
+  t_enter_ns = 0;
+  return ns;
+}
 
 constexpr jvmtiEvent kMonitorEvents[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED};
 
@@ -31,6 +57,10 @@ Error start_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni, int64_t threshold_ns, st
     return Error("lock: the JVM cannot report contended monitors (can_generate_monitor_events: JVMTI error " +
                  std::to_string(static_cast<int>(err)) + ")");
   }
+  // JDK 21+: events and thread-local storage of virtual threads; older JVMs refuse the bit.
+  jvmtiCapabilities virtual_threads{};
+  hotspot::set_can_support_virtual_threads(&virtual_threads);
+  jvmti->AddCapabilities(&virtual_threads);
   g_threshold_ns.store(threshold_ns, std::memory_order_relaxed);
   g_armed.store(true, std::memory_order_release);
   for (jvmtiEvent ev : kMonitorEvents) {
@@ -41,12 +71,14 @@ Error start_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni, int64_t threshold_ns, st
     }
   }
   if (Error e = install_park_hook(jvmti, jni)) *park_note = e.message();
+  if (Error e = start_virtual_thread_parks(jvmti, jni)) *park_note += (park_note->empty() ? "" : "; ") + e.message();
   return Error::ok();
 }
 
 void stop_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni) {
   g_armed.store(false, std::memory_order_release);
   for (jvmtiEvent ev : kMonitorEvents) jvmti->SetEventNotificationMode(JVMTI_DISABLE, ev, nullptr);
+  stop_virtual_thread_parks(jvmti);
   remove_park_hook(jni);
 }
 
@@ -64,13 +96,15 @@ void lock_waited(jvmtiEnv* jvmti, int64_t waited_ns, jclass lock_class, bool par
   request_event_trace(jvmti, sample);
 }
 
-void JNICALL on_monitor_contended_enter(jvmtiEnv*, JNIEnv*, jthread, jobject) {
-  t_enter_ns = lock_sampling_armed() ? jvmkit::monotonic_ns() : 0;
+void JNICALL on_monitor_contended_enter(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, jobject) {
+  if (lock_sampling_armed() && virtual_monitor_enter(jvmti, jni, thread)) return;
+  const int64_t now = lock_sampling_armed() ? jvmkit::monotonic_ns() : 0;
+  if (!store_enter(jvmti, now)) t_enter_ns = now;
 }
 
 void JNICALL on_monitor_contended_entered(jvmtiEnv* jvmti, JNIEnv* jni, jthread, jobject object) {
-  const int64_t entered = t_enter_ns;
-  t_enter_ns = 0;
+  if (virtual_monitor_entered(jvmti, jni, object)) return;
+  const int64_t entered = take_enter(jvmti);
   if (entered == 0 || !lock_sampling_armed()) return;
   const int64_t waited = jvmkit::monotonic_ns() - entered;
   jclass klass = jni->GetObjectClass(object);

@@ -1,10 +1,16 @@
 // event=lock: threads that waited at least a threshold for a lock, with the stack where they
 // waited, the class of the lock as the leaf frame, and the time waited (ns) as the weight.
 //   monitors (synchronized)  JVMTI MonitorContendedEnter / MonitorContendedEntered: the enter time
-//                            is kept per thread (thread-local) and the wait measured at Entered
+//                            is kept per Java thread (the profiler's JVMTI thread-local storage,
+//                            a virtual thread's own: since JDK 24 it may unmount while it waits and
+//                            enter on another carrier) and the wait measured at Entered
 //   java.util.concurrent     LockSupport.park -> the native jdk.internal.misc.Unsafe.park, which
 //                            park_hook.hpp replaces with a timing wrapper; the lock is the park's
 //                            blocker (LockSupport.getBlocker)
+//   virtual threads' parks   VirtualThread.park yields instead: virtual_thread_parks.hpp times it
+//                            from the thread's unmount to its next mount (JDK 21+)
+// The profiler's JVMTI thread-local storage of a thread holds what it waits for: an odd value a
+// monitor's enter time ((ns << 1) | 1), an even one a virtual thread's park.
 #pragma once
 
 #include <jvmti.h>
@@ -17,9 +23,9 @@
 namespace jvmkit::prof {
 
 // Adds the capabilities and enables the monitor events on JVMTI (the profiler's environment) and
-// intercepts Unsafe.park (through JNI), on a thread attached to the JVM, in the live phase. An
-// Error: monitors cannot be watched (nothing is left enabled). *PARK_NOTE says why parking is not
-// watched when only that part failed ("" otherwise).
+// intercepts Unsafe.park (through JNI) and, JDK 21+, virtual threads' parks, on a thread attached to
+// the JVM, in the live phase. An Error: monitors cannot be watched (nothing is left enabled).
+// *PARK_NOTE says why parking is not watched when only that part failed ("" otherwise).
 Error start_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni, int64_t threshold_ns, std::string* park_note);
 // Disables the monitor events and restores Unsafe.park's own native code.
 void stop_lock_sampling(jvmtiEnv* jvmti, JNIEnv* jni);

@@ -1,5 +1,6 @@
 #include "profiler/native_samples.hpp"
 
+#include "profiler/context_agent.hpp"
 #include "profiler/profiler.hpp"
 #include "profiler/signal_sampler.hpp"
 
@@ -50,9 +51,12 @@ jint JNICALL on_native_frame(const jvmkitNativeFrame* frame, void* /*user_data*/
   return current_recording()->add_native_frame(info) ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
 }
 void JNICALL on_end(jthread thread, void* user_data) {
-  current_recording()->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE);
+  const SampleContext context = take_sample_context(context_record_from_user_data(user_data));
+  current_recording()->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE,
+                                 context);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
+  take_sample_context(context_record_from_user_data(user_data));
   Recording* recording = current_recording();
   recording->trace_failed(recording->signal_slot(), tid_from_user_data(user_data));
 }

@@ -217,13 +217,26 @@ Error set_format(std::string_view value, OptionParse& p) {
   return Error::ok();
 }
 
-Error set_threads(std::string_view /*value*/, OptionParse& p) {
-  p.out->threads = true;
+Error set_threads(std::string_view value, OptionParse& p) {
+  if (value.empty() || value == "virtual") {
+    p.out->threads = ThreadGrouping::kThread;
+  } else if (value == "carrier") {
+    p.out->threads = ThreadGrouping::kCarrier;
+  } else if (value == "none") {
+    p.out->threads = ThreadGrouping::kNone;
+  } else {
+    return Error("unknown value (use threads, threads=virtual, threads=carrier or threads=none)");
+  }
   return Error::ok();
 }
 
 Error set_annotate(std::string_view /*value*/, OptionParse& p) {
   p.out->annotate = true;
+  return Error::ok();
+}
+
+Error set_labels(std::string_view /*value*/, OptionParse& p) {
+  p.out->labels = true;
   return Error::ok();
 }
 
@@ -317,8 +330,9 @@ constexpr OptionSpec kOptions[] = {
     {"interval", "N", "-i, --interval", set_interval},
     {"file", "PATH", "-o, --output", set_file},
     {"format", "F", "-f, --format", set_format},
-    {"threads", "", "-t, --threads", set_threads},
+    {"threads", "MODE", "-t, --threads", set_threads, true},
     {"ann", "", "-a, --annotate", set_annotate},
+    {"labels", "", "", set_labels},
     {"signal", "N", "-s, --signal", set_signal},
     {"loop", "DURATION", "--loop", set_loop},
     {"keep", "N", "--keep", set_keep},

@@ -19,6 +19,10 @@ namespace jvmkit::prof {
 
 enum class OutputFormat { kCollapsed, kHtml, kPprof, kJfr };
 
+// threads=: whether stacks get a root frame per thread, and which thread: the one that ran the code
+// (a virtual thread on its own, kThread) or the OS thread it ran on (a virtual thread's carrier).
+enum class ThreadGrouping { kNone, kThread, kCarrier };
+
 // Which native frames the signal event's stacks get (cstack=): none (the Java frames, as the
 // stack-walk JEP gives them), or C/C++ and the JVM's own code (jvmkit's native-frames extension).
 enum class CStack { kNo, kNative };
@@ -55,9 +59,10 @@ struct Options {
   bool live = false;                         // alloc: only objects not yet freed when the profile is written
   std::string file;                          // never empty after a successful parse
   OutputFormat format = OutputFormat::kHtml;
-  bool threads = false;
+  ThreadGrouping threads = ThreadGrouping::kNone;
   bool annotate = false;
-  int signal = 0;  // never 0 after a successful parse
+  bool labels = false;  // collapsed output: a root frame "[k=v,...]" per request-context label set
+  int signal = 0;       // never 0 after a successful parse
   Action action = Action::kStart;
   bool file_given = false;                 // file= was in the list (stop/dump without it use the run's file)
   bool format_given = false;               // format= was in the list

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "profiler/proto_encoder.hpp"
@@ -23,7 +24,10 @@ namespace vt {  // ValueType
 constexpr uint32_t kType = 1, kUnit = 2;
 }
 namespace sp {  // Sample
-constexpr uint32_t kLocationId = 1, kValue = 2;
+constexpr uint32_t kLocationId = 1, kValue = 2, kLabel = 3;
+}
+namespace lb {  // Label
+constexpr uint32_t kKey = 1, kStr = 2;
 }
 namespace mp {  // Mapping
 constexpr uint32_t kId = 1, kFilename = 5, kHasFunctions = 7, kHasFilenames = 8, kHasLineNumbers = 9,
@@ -115,8 +119,11 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
   std::map<std::pair<std::string, std::string>, uint64_t> function_ids;  // (name, file) -> id
   std::unordered_map<uint64_t, uint64_t> function_mappings;              // function id -> its mapping
   std::map<std::pair<uint64_t, int32_t>, uint64_t> location_ids;         // (function, line) -> id
-  // Samples: one per distinct location stack and event (nodes differing only in frame type merge).
-  std::map<std::pair<size_t, std::vector<uint64_t>>, std::pair<int64_t, int64_t>> samples;  // -> count, weight
+  // Samples: one per distinct location stack, request-context labels and event (nodes differing
+  // only in frame type merge). A stack's label frame becomes the sample's labels (key, str), one
+  // per label, as string-table indices.
+  using SampleKey = std::tuple<size_t, std::vector<uint64_t>, std::vector<std::pair<int64_t, int64_t>>>;
+  std::map<SampleKey, std::pair<int64_t, int64_t>> samples;  // -> count, weight
   for (size_t e = 0; e < events.size(); e++) {
     const Profile& profile = *events[e].profile;
     const auto& methods = profile.methods();
@@ -124,6 +131,7 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
     std::vector<uint64_t> function_of_method(methods.size(), 0);
     std::vector<uint64_t> location_of_node(nodes.size(), 0);
     for (size_t m = 0; m < methods.size(); m++) {
+      if (profile.labels_of(static_cast<uint32_t>(m)) != nullptr) continue;  // sample labels, not frames
       auto key = std::make_pair(methods[m].name, methods[m].file);
       auto [it, inserted] = function_ids.try_emplace(key, function_ids.size() + 1);
       function_of_method[m] = it->second;
@@ -139,6 +147,7 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
       }
     }
     for (size_t i = 1; i < nodes.size(); i++) {
+      if (nodes[i].frame.type == FrameType::kLabels) continue;
       uint64_t function = function_of_method[nodes[i].frame.method];
       auto key = std::make_pair(function, nodes[i].frame.line);
       auto [it, inserted] = location_ids.try_emplace(key, location_ids.size() + 1);
@@ -155,13 +164,19 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
       }
     }
     std::vector<uint64_t> stack;
+    std::vector<std::pair<int64_t, int64_t>> labels;
     for (size_t i = 1; i < nodes.size(); i++) {
       if (nodes[i].self == 0) continue;
       stack.clear();
+      labels.clear();
       for (uint32_t n = static_cast<uint32_t>(i); n != Profile::kRoot; n = nodes[n].parent) {
-        stack.push_back(location_of_node[n]);
+        if (nodes[n].frame.type != FrameType::kLabels) {
+          stack.push_back(location_of_node[n]);
+        } else if (const std::vector<Label>* set = profile.labels_of(nodes[n].frame.method)) {
+          for (const Label& l : *set) labels.emplace_back(strings.index(l.key), strings.index(l.value));
+        }
       }
-      auto& [count, weight] = samples[{e, stack}];
+      auto& [count, weight] = samples[{e, stack, labels}];
       count += nodes[i].self;
       weight += events[e].weighted ? nodes[i].self_weight : nodes[i].self * events[e].interval;
     }
@@ -169,11 +184,18 @@ std::string pprof_bytes(std::span<const EventProfile> events, const RunInfo& inf
   std::vector<int64_t> values(2 * events.size(), 0);
   for (const auto& [key, value] : samples) {
     std::fill(values.begin(), values.end(), 0);
-    values[2 * key.first] = value.first;
-    values[2 * key.first + 1] = value.second;
+    const auto& [event, stack, labels] = key;
+    values[2 * event] = value.first;
+    values[2 * event + 1] = value.second;
     ProtoEncoder s;
-    s.packed_field(sp::kLocationId, key.second);
+    s.packed_field(sp::kLocationId, stack);
     s.packed_field(sp::kValue, values);
+    for (const auto& [label_key, label_value] : labels) {
+      ProtoEncoder l;
+      l.int64_field(lb::kKey, label_key);
+      l.int64_field(lb::kStr, label_value);
+      s.message_field(sp::kLabel, l);
+    }
     out.message_field(pf::kSample, s);
   }
   out.int64_field(pf::kTimeNanos, info.start_time_ns);

@@ -51,6 +51,7 @@ const char* frame_type_suffix(FrameType type) {
     case FrameType::kSynthetic:
     case FrameType::kNativeCode:
     case FrameType::kJvm:
+    case FrameType::kLabels:
       return "";
   }
   return "";
@@ -114,6 +115,21 @@ uint32_t Profile::push_method(std::string name, std::string file, std::string de
   method_heap_bytes_ += string_heap(name) + string_heap(file) + string_heap(descriptor);
   methods_.push_back(Method{std::move(name), std::move(file), 0, std::move(descriptor)});
   return static_cast<uint32_t>(methods_.size() - 1);
+}
+
+uint32_t Profile::add_labels_method(std::vector<Label> labels) {
+  size_t label_bytes = 0;
+  for (const Label& l : labels) label_bytes += l.key.size() + l.value.size();
+  const uint32_t id = add_method("[" + labels_text(labels) + "]", "");
+  if (id == overflow_method_) return id;
+  method_bytes_ += label_bytes;  // the copy kept for labels_of
+  method_labels_.emplace(id, std::move(labels));
+  return id;
+}
+
+const std::vector<Label>* Profile::labels_of(uint32_t method) const {
+  auto it = method_labels_.find(method);
+  return it != method_labels_.end() ? &it->second : nullptr;
 }
 
 uint32_t Profile::overflow_method() {

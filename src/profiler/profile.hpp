@@ -20,6 +20,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "profiler/label_sets.hpp"
+
 namespace jvmkit::prof {
 
 enum class FrameType : uint8_t {
@@ -41,6 +43,10 @@ enum class FrameType : uint8_t {
   kNativeCode = 7,
   kJvm = 8,
   kKernel = 9,
+  // The request-context labels of the samples below it (org.jvmkit.JvmkitContext): always the
+  // outermost frame of a stack, named "[endpoint=/a,tenant=x]", its labels kept by the profile
+  // (Profile::labels_of). Writers turn it into what their format has for labels.
+  kLabels = 10,
 };
 
 // async-profiler's collapsed-stack suffixes: _[0] interpreted, _[j] JIT, _[i] inlined, _[k] a class
@@ -132,6 +138,11 @@ class Profile {
   // add_method refused) keeps its type; its line is dropped, being a line of an unknown method.
   uint32_t overflow_method();
   uint32_t truncated_method();
+  // The method of a label frame (FrameType::kLabels): named "[" + labels_text(LABELS) + "]", with
+  // LABELS kept for labels_of. As add_method, overflow_method() past the limits.
+  uint32_t add_labels_method(std::vector<Label> labels);
+  // The labels of METHOD if add_labels_method made it, else null.
+  const std::vector<Label>* labels_of(uint32_t method) const;
   bool is_overflow_method(uint32_t method) const { return method == overflow_method_; }
   // The frame a caller appends at the root end of a trace (after its outermost Java frame, before
   // a thread root) that was cut at the depth limit.
@@ -190,6 +201,7 @@ class Profile {
   std::vector<Method> methods_;
   std::vector<std::string> objects_{std::string()};
   std::unordered_map<std::string, uint32_t> object_ids_;
+  std::unordered_map<uint32_t, std::vector<Label>> method_labels_;
   std::vector<Node> nodes_;
   std::unordered_map<ChildKey, uint32_t, ChildKeyHash> children_;
   std::vector<uint32_t> last_path_;  // the nodes of the last sample added, root first

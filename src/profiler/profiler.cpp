@@ -11,6 +11,7 @@
 #include "base/clock.hpp"
 #include "hotspot/vm_flags.hpp"
 #include "profiler/alloc_sampler.hpp"
+#include "profiler/context_agent.hpp"
 #include "profiler/event_samples.hpp"
 #include "profiler/lock_sampler.hpp"
 #include "profiler/native_samples.hpp"
@@ -39,10 +40,12 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
   return more ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
 }
 void JNICALL on_end(jthread thread, void* user_data) {
+  const SampleContext context = take_sample_context(context_record_from_user_data(user_data));
   g_recording.load(std::memory_order_acquire)
-      ->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE);
+      ->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE, context);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
+  take_sample_context(context_record_from_user_data(user_data));
   Recording* recording = g_recording.load(std::memory_order_acquire);
   recording->trace_failed(recording->signal_slot(), tid_from_user_data(user_data));
 }

@@ -2,6 +2,7 @@
 // out the agent's commands, from wherever they come:
 //   -agentpath at JVM start   prepare() in Agent_OnLoad, the run starts at vm_init()
 //   Agent_OnAttach            execute(): start, stop, dump or status (the `jvmkit` tool)
+//   org.jvmkit.Profiler       execute(), the same commands from Java (java_api.cpp)
 //   VMDeath                   vm_death(): a run still going is stopped and written
 // A run enables the stack-walk library and starts an engine; stopping it disables both, so that
 // between runs the profiler costs nothing: no signals, no timers, no thread of its own.

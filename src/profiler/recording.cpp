@@ -1,11 +1,22 @@
 #include "profiler/recording.hpp"
 
 #include "base/debug_check.hpp"
+#include "profiler/label_sets.hpp"
 #include "profiler/thread_info.hpp"
 #include "profiler/thread_kinds.hpp"
 #include "profiler/utf8.hpp"
 
 namespace jvmkit::prof {
+
+namespace {
+
+// The current thread's JNIEnv (the delivery thread's, inside the callbacks), or nullptr.
+JNIEnv* jni_of(JavaVM* vm) {
+  JNIEnv* jni = nullptr;
+  return vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) == JNI_OK ? jni : nullptr;
+}
+
+}  // namespace
 
 Recording::Recording(JavaVM* vm, jvmtiEnv* jvmti, const Options& options, int64_t start_wall_ns, int64_t start_mono_ns)
     : vm_(vm),
@@ -106,7 +117,7 @@ bool Recording::add_native_frame(const NativeFrameInfo& frame) {
   return true;
 }
 
-void Recording::end_trace(jthread thread, pid_t tid, bool truncated) {
+void Recording::end_trace(jthread thread, pid_t tid, bool truncated, const SampleContext& context) {
   if (options_.event != nullptr && options_.event->engine == EngineKind::kWall) delivered_tids_.insert(tid);
   if (trace_thread_.known && tracing_ != nullptr && !trace_.empty()) {
     native_.traces++;
@@ -115,12 +126,12 @@ void Recording::end_trace(jthread thread, pid_t tid, bool truncated) {
     if (!trace_java_) native_.native_only++;
     native_.samples_by_kind[static_cast<size_t>(thread_kind(trace_thread_.java, trace_thread_.name))]++;
   }
-  finish_trace(thread, tid, truncated, options_.interval, nullptr, 0);
+  finish_trace(thread, tid, truncated, options_.interval, nullptr, 0, false, context);
 }
 
 void Recording::end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight,
-                                const std::string& leaf_class, jlong tag, bool park) {
-  finish_trace(thread, tid, truncated, weight, &leaf_class, tag, park);
+                                const std::string& leaf_class, jlong tag, bool park, const SampleContext& context) {
+  finish_trace(thread, tid, truncated, weight, &leaf_class, tag, park, context);
 }
 
 void Recording::objects_freed(const std::vector<jlong>& tags) {
@@ -141,7 +152,7 @@ void Recording::objects_freed(const std::vector<jlong>& tags) {
 }
 
 void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class,
-                             jlong tag, bool park) {
+                             jlong tag, bool park, const SampleContext& context) {
   JVMKIT_DCHECK(trace_locked_);
   if (tracing_ == nullptr) {
     trace_locked_ = false;
@@ -161,17 +172,23 @@ void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t 
       truncated_++;
       trace_.push_back(slot.profile->truncated_frame());
     }
-    if (options_.threads) {
+    const SampleOwner owner = current_sample_owner(jni_of(vm_), thread, tid);
+    if (options_.threads != ThreadGrouping::kNone) {
       Frame root;
-      root.method = thread_root(slot, thread, tid);
+      root.method = thread_root(slot, owner);
       root.type = FrameType::kThread;
       trace_.push_back(root);
     }
+    // The request context's labels: the outermost frame, so that collapsed output can show them as
+    // the root and the other writers find them at one place (FrameType::kLabels).
+    if (context.label_set != 0) trace_.push_back(Frame{label_frame(slot, context.label_set), FrameType::kLabels, 0});
     const uint32_t node = slot.profile->add_sample(trace_, weight);
     if (tag != 0) slot.live[tag] = {node, weight};
     if (timed_) {
-      const uint32_t index = timeline_.thread(tid, [&] { return sample_thread(thread); });
-      timeline_.add({JvmkitCurrentTraceTime(), weight, node, index, static_cast<uint16_t>(tracing_slot_), park});
+      // JFR names the thread that ran the code: a virtual thread, as the JDK's recordings do.
+      const uint32_t index = timeline_.thread(owner.key(ThreadGrouping::kThread), [&] { return sample_thread(owner); });
+      timeline_.add({JvmkitCurrentTraceTime(), weight, node, index, static_cast<uint16_t>(tracing_slot_), park,
+                     context.trace_high, context.trace_low, context.span});
     }
   }
   tracing_ = nullptr;
@@ -198,14 +215,17 @@ void Recording::thread_started(pid_t tid) {
 
 // The thread of the trace being finished, for the timeline: its Java name and id, or, for one of
 // the JVM's own threads (cstack=native), its OS name.
-SampleThread Recording::sample_thread(jthread thread) {
+SampleThread Recording::sample_thread(const SampleOwner& owner) {
   SampleThread out;
-  if (thread != nullptr) {
-    JNIEnv* jni = nullptr;
-    if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) jni = nullptr;
-    ThreadInfo info(jvmti_, jni, thread);
-    if (info.name() != nullptr) out.name = utf8_from_modified(info.name());
-    out.java_tid = java_thread_id(thread);
+  out.tid = owner.tid;
+  if (owner.virtual_id != 0) {
+    out.tid = 0;  // a virtual thread has no OS thread of its own
+    out.is_virtual = true;
+    out.java_tid = owner.virtual_id;
+    if (jthread named = owner.named_thread(ThreadGrouping::kThread)) out.name = java_thread_name(named);
+  } else if (owner.thread != nullptr) {
+    out.name = java_thread_name(owner.thread);
+    out.java_tid = java_thread_id(owner.thread);
   } else if (trace_thread_.known) {
     out.name = trace_thread_.name;
   }
@@ -233,22 +253,34 @@ bool Recording::runs_no_java(pid_t tid) const {
   return without_java_.count(tid) != 0;
 }
 
-// The synthetic root frame of thread TID ("threads" option): "[name tid=N]", made once per tid
-// and window (a method of the slot's current profile).
-uint32_t Recording::thread_root(Slot& slot, jthread thread, pid_t tid) {
-  auto it = slot.thread_roots.find(tid);
+// The Java name of THREAD, as UTF-8 ("" when it has none).
+std::string Recording::java_thread_name(jthread thread) {
+  ThreadInfo info(jvmti_, jni_of(vm_), thread);
+  return info.name() != nullptr ? utf8_from_modified(info.name()) : std::string();
+}
+
+// The synthetic root frame of the sample's thread ("threads" option, sample_owner.hpp), made once
+// per thread and window (a method of the slot's current profile).
+// A virtual thread the library could not name (sample_owner.hpp) takes its named root where one
+// was made already, else a nameless one of its own, so that a nameless first sample does not
+// leave the thread nameless.
+uint32_t Recording::thread_root(Slot& slot, const SampleOwner& owner) {
+  const int64_t key = owner.key(options_.threads);
+  auto it = slot.thread_roots.find(key);
   if (it != slot.thread_roots.end()) return it->second;
-  std::string name = "?";
-  if (thread != nullptr) {
-    JNIEnv* jni = nullptr;
-    if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_6) != JNI_OK) jni = nullptr;
-    ThreadInfo info(jvmti_, jni, thread);
-    if (info.name() != nullptr) name = utf8_from_modified(info.name());
-  } else if (trace_thread_.known && !trace_thread_.name.empty()) {
+  const jthread named = owner.named_thread(options_.threads);
+  const bool nameless = named == nullptr && owner.virtual_id != 0 && options_.threads == ThreadGrouping::kThread;
+  if (nameless) {
+    if (auto known = slot.nameless_roots.find(key); known != slot.nameless_roots.end()) return known->second;
+  }
+  std::string name;
+  if (named != nullptr) {
+    name = java_thread_name(named);
+  } else if (owner.virtual_id == 0 && trace_thread_.known) {
     name = trace_thread_.name;  // one of HotSpot's own threads (cstack=native): its OS name
   }
-  const uint32_t id = slot.profile->add_method("[" + name + " tid=" + std::to_string(tid) + "]", "");
-  slot.thread_roots[tid] = id;
+  const uint32_t id = slot.profile->add_method(thread_root_name(owner, options_.threads, name), "");
+  (nameless ? slot.nameless_roots : slot.thread_roots)[key] = id;
   return id;
 }
 
@@ -259,6 +291,16 @@ uint32_t Recording::class_frame(Slot& slot, const std::string& name) {
   const uint32_t id = slot.profile->add_method(name, "");
   // A refused name ([overflow]) is not cached: the table stays bounded by the profile's limits.
   if (!slot.profile->is_overflow_method(id)) slot.classes.emplace(name, id);
+  return id;
+}
+
+// The label frame of LABEL_SET in the slot's current profile ("[endpoint=/a,tenant=x]", with the
+// labels kept for the writers), made once per set and window.
+uint32_t Recording::label_frame(Slot& slot, uint32_t label_set) {
+  auto it = slot.label_frames.find(label_set);
+  if (it != slot.label_frames.end()) return it->second;
+  const uint32_t id = slot.profile->add_labels_method(process_label_sets().labels_of(label_set));
+  if (!slot.profile->is_overflow_method(id)) slot.label_frames.emplace(label_set, id);
   return id;
 }
 
@@ -281,7 +323,9 @@ Recording::Window Recording::take_window(int64_t now_wall_ns, int64_t now_mono_n
     slot->resolver.reset(slot->profile.get());
     slot->native_methods.reset(slot->profile.get());
     slot->thread_roots.clear();
+    slot->nameless_roots.clear();
     slot->classes.clear();
+    slot->label_frames.clear();
     slot->live = {};
     slot->freed_early = {};
   }

@@ -23,12 +23,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include "profiler/context_slots.hpp"
 #include "profiler/method_resolver.hpp"
 #include "profiler/native_frames.hpp"
 #include "profiler/native_report.hpp"
 #include "profiler/options.hpp"
 #include "profiler/profile.hpp"
 #include "profiler/report.hpp"
+#include "profiler/sample_owner.hpp"
 #include "profiler/timeline.hpp"
 
 namespace jvmkit::prof {
@@ -55,13 +57,15 @@ class Recording {
   // A native frame (or marker) of the trace, between its Java frames; as add_frame.
   bool add_native_frame(const NativeFrameInfo& frame);
   // A sample of the signal event: it weighs the interval.
-  void end_trace(jthread thread, pid_t tid, bool truncated);
+  // CONTEXT: the thread's request context at the sample (context_slots.hpp): its label set becomes
+  // the stack's outermost frame (FrameType::kLabels), its trace and span ids go to the timeline.
+  void end_trace(jthread thread, pid_t tid, bool truncated, const SampleContext& context = {});
   // A sample of a JVM event (alloc, lock) of WEIGHT, with LEAF_CLASS (a Java class name) as its
   // leaf frame.
   // TAG: the sampled object's tag (alloc's live option), 0 for none. PARK: a lock sample of a parked
   // thread (not of a monitor).
   void end_event_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string& leaf_class,
-                       jlong tag = 0, bool park = false);
+                       jlong tag = 0, bool park = false, const SampleContext& context = {});
   // Live: the objects of TAGS were freed; their samples leave the current window's profile (or
   // are not added, when their traces come later).
   void objects_freed(const std::vector<jlong>& tags);
@@ -125,8 +129,10 @@ class Recording {
     std::unique_ptr<Profile> profile;
     MethodResolver resolver;
     NativeMethods native_methods;
-    std::unordered_map<pid_t, uint32_t> thread_roots;   // the profile's thread root frames
-    std::unordered_map<std::string, uint32_t> classes;  // the profile's class frames, by name
+    std::unordered_map<int64_t, uint32_t> thread_roots;    // the profile's thread root frames, by SampleOwner::key
+    std::unordered_map<int64_t, uint32_t> nameless_roots;  // ... of virtual threads not found by name
+    std::unordered_map<std::string, uint32_t> classes;     // the profile's class frames, by name
+    std::unordered_map<uint32_t, uint32_t> label_frames;   // the profile's label frames, by label set
     SampleCounts counts;
     // Live: the current profile's samples of tagged objects (tag -> node, weight), and tags freed
     // before their trace arrived. Both start over with each window: earlier windows are final.
@@ -138,9 +144,11 @@ class Recording {
 
   std::unique_ptr<Profile> new_profile() const;
   void finish_trace(jthread thread, pid_t tid, bool truncated, int64_t weight, const std::string* leaf_class, jlong tag,
-                    bool park = false);
-  uint32_t thread_root(Slot& slot, jthread thread, pid_t tid);
-  SampleThread sample_thread(jthread thread);
+                    bool park = false, const SampleContext& context = {});
+  uint32_t label_frame(Slot& slot, uint32_t label_set);
+  uint32_t thread_root(Slot& slot, const SampleOwner& owner);
+  SampleThread sample_thread(const SampleOwner& owner);
+  std::string java_thread_name(jthread thread);
   int64_t java_thread_id(jthread thread);
   uint32_t class_frame(Slot& slot, const std::string& name);
 

@@ -107,6 +107,13 @@ std::string report_text(const ReportInput& in) {
     reasons("recovered by kind", c.recovered_by_kind);
     reasons("not recovered by reason", c.unrecovered_by_reason);
   }
+  if (c.virtual_traces > 0) {
+    std::snprintf(line, sizeof(line),
+                  "jvmkit profiler: virtual threads: %lld traces, %lld of them reported for the carrier "
+                  "(the virtual thread had unmounted and was not known)\n",
+                  static_cast<long long>(c.virtual_traces), static_cast<long long>(c.virtual_unnamed));
+    out += line;
+  }
   if (in.signal_event && !in.top.empty()) {
     out += "jvmkit profiler: top methods (self samples):\n";
     append_top(&out, in.top, in.total_samples);

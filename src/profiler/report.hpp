@@ -34,6 +34,10 @@ struct SampleCounts {
   int64_t recovery_attempted = 0;
   std::vector<std::pair<std::string, int64_t>> recovered_by_kind;
   std::vector<std::pair<std::string, int64_t>> unrecovered_by_reason;
+  // Traces taken while a virtual thread was mounted, and those the library could not name it in
+  // (reported for the carrier), all events (JvmkitGetStackWalkCounters).
+  int64_t virtual_traces = 0;
+  int64_t virtual_unnamed = 0;
 };
 
 // The report's block of a JVM event (alloc, lock): its source, its requests' outcomes and its top

@@ -2,8 +2,9 @@
 // interrupted thread, possibly inside malloc or holding a VM lock. Allowed: reading the fields of
 // g_sampler set before the handler was installed (or, for `native`, before sampling was activated),
 // relaxed atomic increments and CAS on fixed tables, jvmkit::cached_current_tid() (an
-// initial-exec thread-local), RequestStackTrace and JvmkitRequestStackTraceNative (async-signal-safe for
-// the current thread). Forbidden: anything that allocates, locks, or calls JNI/JVMTI.
+// initial-exec thread-local), the thread's context (context_agent.hpp), RequestStackTrace and
+// JvmkitRequestStackTraceNative (async-signal-safe for the current thread). Forbidden: anything that allocates, locks,
+// or calls JNI/JVMTI.
 #include "profiler/signal_sampler.hpp"
 
 #include <errno.h>
@@ -18,6 +19,7 @@
 
 #include "base/signal_safe.hpp"
 #include "base/thread_id.hpp"
+#include "profiler/context_agent.hpp"
 #include "profiler/kernel_chains.hpp"
 
 namespace jvmkit::prof {
@@ -74,8 +76,11 @@ JVMKIT_SIGNAL_SAFE void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void*
     errno = saved_errno;
     return;
   }
-  // user_data carries the OS thread id: the delivery side names the thread by it.
+  // user_data carries the OS thread id: the delivery side names the thread by it; and the thread's
+  // request context (labels, trace and span) of this moment, if it has one.
   pid_t tid = jvmkit::cached_current_tid();
+  const uint32_t context = put_current_context(tid);
+  void* user_data = sample_user_data(tid, context);
   s.requested.fetch_add(1, std::memory_order_relaxed);
   // Native frames: the same request with the native part (HotSpot's own threads are accepted too).
   jvmtiError err;
@@ -86,10 +91,11 @@ JVMKIT_SIGNAL_SAFE void sampling_handler(int /*sig*/, siginfo_t* /*info*/, void*
       request.kernel_pcs = kernel_pcs;
       request.kernel_count = take_kernel_chain(tid, ucontext, kernel_pcs, JVMKIT_MAX_KERNEL_FRAMES);
     }
-    err = JvmkitRequestStackTraceNative(s.env, nullptr, ucontext, s.native_callbacks, &request, tid_to_user_data(tid));
+    err = JvmkitRequestStackTraceNative(s.env, nullptr, ucontext, s.native_callbacks, &request, user_data);
   } else {
-    err = RequestStackTrace(s.env, nullptr, ucontext, s.callbacks, tid_to_user_data(tid));
+    err = RequestStackTrace(s.env, nullptr, ucontext, s.callbacks, user_data);
   }
+  if (err != JVMTI_ERROR_NONE) take_sample_context(context);  // refused: no callback will take it
   if (err == JVMTI_ERROR_NONE) {
     s.accepted.fetch_add(1, std::memory_order_relaxed);
   } else if (err == JVMTI_ERROR_UNATTACHED_THREAD) {

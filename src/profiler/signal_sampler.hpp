@@ -18,17 +18,23 @@
 
 namespace jvmkit::prof {
 
-// The sampled thread's OS id travels from the handler to the stack-trace callbacks as the
-// request's user_data: these two are the only places that know how.
-JVMKIT_SIGNAL_SAFE inline void* tid_to_user_data(pid_t tid) {
-  return reinterpret_cast<void*>(static_cast<intptr_t>(tid));
+// The sampled thread's OS id (low 32 bits) and the number of its context record (high 32 bits,
+// context_agent.hpp; 0: none) travel from the handler to the stack-trace callbacks as the request's
+// user_data: these functions are the only places that know how.
+JVMKIT_SIGNAL_SAFE inline void* sample_user_data(pid_t tid, uint32_t context_record) {
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(context_record) << 32 | static_cast<uint32_t>(tid));
 }
+JVMKIT_SIGNAL_SAFE inline void* tid_to_user_data(pid_t tid) { return sample_user_data(tid, 0); }
 JVMKIT_SIGNAL_SAFE inline pid_t tid_from_user_data(void* user_data) {
-  return static_cast<pid_t>(reinterpret_cast<intptr_t>(user_data));
+  return static_cast<pid_t>(static_cast<uint32_t>(reinterpret_cast<uintptr_t>(user_data)));
+}
+JVMKIT_SIGNAL_SAFE inline uint32_t context_record_from_user_data(void* user_data) {
+  return static_cast<uint32_t>(reinterpret_cast<uintptr_t>(user_data) >> 32);
 }
 
 // Installs the handler for SIGNAL (SA_SIGINFO | SA_RESTART), which requests a stack trace of the
-// interrupted thread from ENV with CALLBACKS and the thread's OS id as user_data (tid_to_user_data);
+// interrupted thread from ENV with CALLBACKS and the thread's OS id and context as user_data
+// (sample_user_data);
 // with native requests on (set_native_requests), JvmkitRequestStackTraceNative with
 // NATIVE_CALLBACKS and NATIVE_FRAME instead.
 // Fails when another handler already owns the signal. The handler starts inactive, and stays

@@ -4,13 +4,12 @@
 
 namespace jvmkit::prof {
 
-uint32_t Timeline::thread(pid_t tid, const std::function<SampleThread()>& make) {
-  auto it = thread_ids_.find(tid);
+uint32_t Timeline::thread(int64_t key, const std::function<SampleThread()>& make) {
+  auto it = thread_ids_.find(key);
   if (it != thread_ids_.end()) return it->second;
   const auto index = static_cast<uint32_t>(threads_.size());
   threads_.push_back(make());
-  threads_.back().tid = tid;
-  thread_ids_.emplace(tid, index);
+  thread_ids_.emplace(key, index);
   return index;
 }
 

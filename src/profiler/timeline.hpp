@@ -25,20 +25,27 @@ struct TimedSample {
   uint32_t thread;  // index into Timeline::threads()
   uint16_t slot;    // its event (Recording's slot)
   bool park;        // lock: a parked thread (LockSupport.park), not a monitor
+  // The OpenTelemetry trace (two halves) and span ids of the thread's request context at the
+  // sample (JvmkitContext.withSpan), 0 when unset.
+  uint64_t trace_high = 0;
+  uint64_t trace_low = 0;
+  uint64_t span = 0;
 };
 
 struct SampleThread {
-  pid_t tid = 0;
+  pid_t tid = 0;  // 0 for a virtual thread
+  bool is_virtual = false;
   int64_t java_tid = -1;  // -1: a thread without a java.lang.Thread (one of the JVM's own)
   std::string name;       // the Java name, or the OS name of a thread without one
 };
 
 class Timeline {
  public:
-  static constexpr size_t kMaxSamples = size_t{1} << 22;  // about 130 MB of samples
+  static constexpr size_t kMaxSamples = size_t{1} << 22;  // about 230 MB of samples
 
-  // The index of TID's thread in threads(); MAKE describes it the first time it is seen.
-  uint32_t thread(pid_t tid, const std::function<SampleThread()>& make);
+  // The index of KEY's thread in threads() (an OS tid, or a virtual thread's negated id: see
+  // SampleOwner::key); MAKE describes it the first time it is seen.
+  uint32_t thread(int64_t key, const std::function<SampleThread()>& make);
   // TID names a new thread from now on (the OS reused it).
   void thread_started(pid_t tid) { thread_ids_.erase(tid); }
 
@@ -53,7 +60,7 @@ class Timeline {
  private:
   std::vector<TimedSample> samples_;
   std::vector<SampleThread> threads_;
-  std::unordered_map<pid_t, uint32_t> thread_ids_;
+  std::unordered_map<int64_t, uint32_t> thread_ids_;
   int64_t dropped_ = 0;
 };
 

@@ -17,6 +17,8 @@ void add_failure_and_drop_reasons(SampleCounts* counts) {
     counts->dropped_by_reason.emplace_back(JvmkitRejectReasonName(static_cast<jvmkitRejectReason>(r)),
                                            walk.rejected_by_reason[r]);
   }
+  counts->virtual_traces = walk.virtual_threads;
+  counts->virtual_unnamed = walk.virtual_unnamed;
 }
 
 void add_recovery(SampleCounts* counts) {

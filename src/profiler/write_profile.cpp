@@ -24,7 +24,7 @@ Error write_file(const std::string& path, const std::string& bytes) {
 std::string collapsed_of(const EventProfile& e, const Options& options, const RunInfo& info) {
   RunInfo header = info;
   header.event = e.description;
-  return collapsed_text(*e.profile, options.annotate, info.window ? &header : nullptr, e.weighted);
+  return collapsed_text(*e.profile, options.annotate, info.window ? &header : nullptr, e.weighted, options.labels);
 }
 
 }  // namespace

@@ -82,9 +82,11 @@ EventProfile event_profile(const Profile& profile, const RunInfo& info);
 // Lines sorted by stack; frames root first, separated by ';'. ANNOTATE appends frame-type suffixes
 // (_[j] ...) and merges by name+type instead of by name. With WINDOW (a continuous-mode window) the
 // first line is a comment with its start time and duration. With WEIGHTS, each line ends in the
-// stack's total weight (bytes, ns) instead of its sample count.
-std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window = nullptr,
-                           bool weights = false);
+// stack's total weight (bytes, ns) instead of its sample count. With LABELS, a stack with
+// request-context labels starts with one root frame "[k1=v1,k2=v2]" (its label frame); without,
+// label frames are left out and their stacks merge with the same stacks of other labels.
+std::string collapsed_text(const Profile& profile, bool annotate, const RunInfo* window = nullptr, bool weights = false,
+                           bool labels = false);
 
 // "2026-12-03T22:30:01Z for 60.0 s": when the profile started and how long it lasted.
 std::string window_text(const RunInfo& info);

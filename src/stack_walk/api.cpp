@@ -7,6 +7,7 @@
 #include "stack_walk/library.hpp"
 #include "stack_walk/signal/capture.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
+#include "stack_walk/virtual_threads.hpp"
 
 using jvmkit::walk::counters;
 using jvmkit::walk::current_failure_reason;
@@ -56,6 +57,15 @@ JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceTruncated(void) { return jvmkit::w
 JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceServedLater(void) { return jvmkit::walk::current_trace_served_later(); }
 
 JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void) { return jvmkit::walk::current_trace_time(); }
+
+JVMKIT_WALK_EXPORT jvmtiError JvmkitSetCarrierFrames(jboolean include) {
+  jvmkit::walk::set_carrier_frames(include != JNI_FALSE);
+  return JVMTI_ERROR_NONE;
+}
+
+JVMKIT_WALK_EXPORT jlong JvmkitCurrentVirtualThreadId(void) { return jvmkit::walk::current_trace_virtual_id(); }
+
+JVMKIT_WALK_EXPORT jthread JvmkitCurrentCarrierThread(void) { return jvmkit::walk::current_trace_carrier(); }
 
 JVMKIT_WALK_EXPORT const char* JvmkitFailureReasonName(jvmkitFailureReason reason) {
   switch (reason) {

@@ -18,6 +18,9 @@ void Counters::snapshot(jvmkitStackWalkCounters* out) const noexcept {
   out->truncated = truncated.load(std::memory_order_relaxed);
   out->captured_at_call = captured_at_call.load(std::memory_order_relaxed);
   out->served_later = served_later.load(std::memory_order_relaxed);
+  out->virtual_threads = virtual_threads.load(std::memory_order_relaxed);
+  out->virtual_unnamed = virtual_unnamed.load(std::memory_order_relaxed);
+  out->virtual_completed = virtual_completed.load(std::memory_order_relaxed);
   for (int i = 0; i < JVMKIT_FAILURE_REASON_COUNT; i++) {
     out->failed_by_reason[i] = failed_by_reason[i].load(std::memory_order_relaxed);
   }

@@ -26,6 +26,9 @@ struct Counters {
   std::atomic<int64_t> truncated{0};  // delivered traces cut at the depth limit
   std::atomic<int64_t> captured_at_call{0};
   std::atomic<int64_t> served_later{0};
+  std::atomic<int64_t> virtual_threads{0};    // delivered traces of mounted virtual threads
+  std::atomic<int64_t> virtual_unnamed{0};    // ... reported for the carrier: the virtual thread was not found
+  std::atomic<int64_t> virtual_completed{0};  // ... whose frozen frames came from its stack at delivery
 
   JVMKIT_SIGNAL_SAFE void count_accepted() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
@@ -44,6 +47,12 @@ struct Counters {
   // A current-thread request without a ucontext, captured at the call or left for the delivery thread.
   JVMKIT_SIGNAL_SAFE void count_at_call() noexcept { captured_at_call.fetch_add(1, std::memory_order_relaxed); }
   JVMKIT_SIGNAL_SAFE void count_served_later() noexcept { served_later.fetch_add(1, std::memory_order_relaxed); }
+  // A delivered trace of a mounted virtual thread; NAMED: reported for the virtual thread itself.
+  void count_virtual(bool named) noexcept {
+    virtual_threads.fetch_add(1, std::memory_order_relaxed);
+    if (!named) virtual_unnamed.fetch_add(1, std::memory_order_relaxed);
+  }
+  void count_virtual_completed() noexcept { virtual_completed.fetch_add(1, std::memory_order_relaxed); }
   JVMKIT_SIGNAL_SAFE void count_failed(jvmkitFailureReason reason) noexcept {
     failed_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
     failed.fetch_add(1, std::memory_order_relaxed);

@@ -23,6 +23,8 @@ constexpr uint64_t kRescanIntervalNs = 20'000'000;
 thread_local bool t_trace_truncated = false;
 thread_local bool t_trace_served_later = false;
 thread_local int64_t t_trace_time_ns = 0;
+thread_local int64_t t_trace_virtual_id = 0;
+thread_local jthread t_trace_carrier = nullptr;
 
 // Callbacks may leave an exception pending; it must not leak into the next request's JNI calls.
 void clear_exception(JNIEnv* jni) {
@@ -50,10 +52,18 @@ class PinnedMethods {
 jboolean current_trace_truncated() noexcept { return t_trace_truncated ? JNI_TRUE : JNI_FALSE; }
 jboolean current_trace_served_later() noexcept { return t_trace_served_later ? JNI_TRUE : JNI_FALSE; }
 jlong current_trace_time() noexcept { return static_cast<jlong>(t_trace_time_ns); }
+jlong current_trace_virtual_id() noexcept { return static_cast<jlong>(t_trace_virtual_id); }
+jthread current_trace_carrier() noexcept { return t_trace_carrier; }
 
-void Deliverer::prepare(jint max_frames) {
+void Deliverer::set_trace_virtual(int64_t id, jthread carrier) {
+  t_trace_virtual_id = id;
+  t_trace_carrier = carrier;
+}
+
+void Deliverer::prepare(JNIEnv* jni, jint max_frames) {
   JVMKIT_DCHECK(valid_stack_depth(max_frames));
   max_frames_ = max_frames;
+  virtual_.prepare(jni, jvmti());
   // GetStackTrace is asked for one frame more than a trace holds (depth.hpp); types are given to
   // delivered frames only. A session with a smaller limit than the last gives the memory back.
   frame_buffer_.resize(static_cast<size_t>(max_frames) + 1);
@@ -74,11 +84,15 @@ void Deliverer::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
       break;
     case RequestKind::kCurrentBiased: {
       jobject thread = resolve_thread(jni, request.jni, ticket);
+      // A mounted virtual thread's stack is its own: the carrier's would show only what lies
+      // below the continuation.
+      jobject virtual_thread = thread != nullptr ? virtual_.virtual_of(jni, thread, request.java_thread_id) : nullptr;
       if (thread == nullptr) {
         fail(jni, request, nullptr, JVMKIT_FAILURE_THREAD_ENDED);
       } else {
-        deliver_biased(jni, request, thread);
+        deliver_biased(jni, request, virtual_thread != nullptr ? virtual_thread : thread);
       }
+      if (virtual_thread != nullptr) jni->DeleteLocalRef(virtual_thread);
       break;
     }
     case RequestKind::kOtherBiased:
@@ -115,6 +129,7 @@ void Deliverer::end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, vo
   t_trace_truncated = false;
   t_trace_served_later = false;
   t_trace_time_ns = 0;
+  set_trace_virtual(0, nullptr);
   outcomes_++;
 }
 
@@ -154,14 +169,17 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // The capture had room for one frame more than a trace holds (depth.hpp).
   JVMKIT_DCHECK(request.num_frames <= max_frames_ + 1 && request.physical_count <= kMaxPhysicalFrames);
   const DeliveredDepth depth = delivered_depth(request.num_frames, max_frames_);
-  const jint count = depth.count;
-  if (jni->PushLocalFrame(count + 8) != JNI_OK) {
+  if (jni->PushLocalFrame(depth.count + 8) != JNI_OK) {
     clear_exception(jni);
     fail(jni, request, thread_ref, JVMKIT_FAILURE_OTHER);
     return;
   }
+  // A mounted virtual thread's trace is its own: its thread, its frames (virtual_threads.hpp).
+  const VirtualSplit virt =
+      virtual_.split(jni, thread_ref, request.java_thread_id, request.frames, depth.count, depth.truncated);
+  const jint count = virt.frames;
   // Decide the outcome before beginStackTrace: pin every declaring class (once per method).
-  jvmkitFailureReason reason = JVMKIT_FAILURE_REASON_COUNT;
+  jvmkitFailureReason reason = virt.in_entry ? JVMKIT_FAILURE_NO_JAVA_FRAMES : JVMKIT_FAILURE_REASON_COUNT;
   PinnedMethods pinned;
   for (jint i = 0; i < count && reason == JVMKIT_FAILURE_REASON_COUNT; i++) {
     jmethodID method = request.frames[i].method_id;
@@ -185,11 +203,18 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   const int exact =
       type_from_physical(request.frames, count, request.physical, request.physical_count, types, &physical_used);
   bool unproven = false;
-  if (reason == JVMKIT_FAILURE_REASON_COUNT && !depth.truncated) {
+  // A virtual thread's frames end at the continuation's entry: the walk reached it, so they are whole.
+  if (virt.id != 0 && reason == JVMKIT_FAILURE_REASON_COUNT) {
+    stats_.proven++;
+  } else if (reason == JVMKIT_FAILURE_REASON_COUNT && !depth.truncated) {
     const Verdict verdict = check_complete(jni, request, count, exact, physical_used, ticket, rooted);
     reason = verdict.reason;
     unproven = verdict.unproven;
   }
+  // The virtual thread's frames still frozen when the capture walked (virtual_threads.hpp).
+  bool frozen_cut = false;
+  const jint frozen =
+      reason == JVMKIT_FAILURE_REASON_COUNT ? frozen_frames(jni, virt, request.frames, count, &frozen_cut) : 0;
   if (reason != JVMKIT_FAILURE_REASON_COUNT) {
     jni->PopLocalFrame(nullptr);
     fail(jni, request, thread_ref, reason);
@@ -197,7 +222,7 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   }
   stats_.typed_exact += exact;
   stats_.typed_fallback += count - exact;
-  jthread thread = jni->NewLocalRef(thread_ref);
+  jthread thread = virt.thread != nullptr ? virt.thread : jni->NewLocalRef(thread_ref);
   const jvmtiStackTraceCallbacks& cb = request.callbacks;
   // The fallback type depends only on the method (and the native marker): a run of frames of one
   // method (recursion) asks for it once.
@@ -208,10 +233,16 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // request without a ucontext: the JEP calls every such trace biased, though it is the stack of the
   // moment of the request (the thread stood at a call, where debug records are exact).
   // And where nothing proves the trace whole (see check_complete).
-  const bool biased = request.coarse_top || request.at_call || unproven;
-  begin_trace(cb, thread, biased, depth.truncated, request.user_data, request.time_ns);
+  const bool biased = request.coarse_top || request.at_call || unproven || frozen > 0;
+  const bool truncated = depth.truncated || frozen_cut;
+  if (virt.id != 0) {
+    set_trace_virtual(virt.id, jni->NewLocalRef(thread_ref));
+    counters().count_virtual(virt.thread != nullptr);
+  }
+  begin_trace(cb, thread, biased, truncated, request.user_data, request.time_ns);
   bool go_on = !request.native.requested || native_.emit_top(request, true);
   for (jint i = 0; go_on && i < count; i++) {
+    if (i == virt.own && frozen > 0 && !(go_on = emit_frozen(cb, frozen, request.user_data))) break;
     // Native frames between this Java frame and the one above it (a JNI upcall's C frames).
     if (i > 0 && !(go_on = native_.emit_segments_before(request, i))) break;
     const hotspot::AsgctFrame& frame = request.frames[i];
@@ -228,11 +259,40 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
     jlocation location = frame.lineno < 0 ? -1 : static_cast<jlocation>(frame.lineno);
     go_on = cb.stackFrame(type, frame.method_id, location, request.user_data) == JVMKIT_FRAME_CONTINUE;
   }
-  // The thread's first native frames, below its first entry into Java (not in a truncated trace).
-  if (go_on && !depth.truncated) native_.emit_segments_before(request, count);
+  if (go_on && virt.own == count && frozen > 0) go_on = emit_frozen(cb, frozen, request.user_data);
+  // The thread's first native frames, below its first entry into Java (not in a truncated trace,
+  // nor below a virtual thread's own frames).
+  if (go_on && !depth.truncated && count == depth.count) native_.emit_segments_before(request, count);
   end_trace(cb, thread, request.user_data);
   jni->PopLocalFrame(nullptr);
-  counters().count_delivered(biased, depth.truncated);
+  counters().count_delivered(biased, truncated);
+}
+
+jint Deliverer::frozen_frames(JNIEnv* jni, const VirtualSplit& virt, const hotspot::AsgctFrame* frames, jint count,
+                              bool* cut) {
+  *cut = false;
+  if (!virt.frozen_missing || virt.thread == nullptr || count >= max_frames_) return 0;
+  jint frozen = virtual_.frozen_frames(jni, virt.thread, frames[virt.own - 1].method_id, frame_buffer_.data(),
+                                       max_frames_ - count, cut);
+  // Pinned as every delivered frame; a class gone since (its frames cannot be reported) ends them.
+  for (jint i = 0; i < frozen; i++) {
+    jclass holder = nullptr;
+    if (jvmti()->GetMethodDeclaringClass(frame_buffer_[i].method, &holder) != JVMTI_ERROR_NONE) {
+      frozen = i;
+      *cut = true;
+    }
+  }
+  if (frozen > 0) counters().count_virtual_completed();
+  return frozen;
+}
+
+bool Deliverer::emit_frozen(const jvmtiStackTraceCallbacks& cb, jint frozen, void* user_data) {
+  for (jint i = 0; i < frozen; i++) {
+    const jvmtiFrameInfo& frame = frame_buffer_[i];
+    const jvmtiFrameType type = frame_types_.type_of(jvmti(), frame.method, false);
+    if (cb.stackFrame(type, frame.method, frame.location, user_data) != JVMKIT_FRAME_CONTINUE) return false;
+  }
+  return true;
 }
 
 Deliverer::Verdict Deliverer::check_complete(JNIEnv* jni, const Request& request, jint count, int exact,

@@ -27,24 +27,29 @@
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/thread_registry.hpp"
 #include "stack_walk/thread_roots.hpp"
+#include "stack_walk/virtual_threads.hpp"
 
 namespace jvmkit::walk {
 
 class Deliverer {
  public:
-  Deliverer(const OwnEnv& env, ThreadRegistry& threads, const EnvOffset& env_offset, FrameTypes& frame_types)
-      : env_(env), threads_(threads), env_offset_(env_offset), frame_types_(frame_types) {}
+  Deliverer(const OwnEnv& env, ThreadRegistry& threads, const EnvOffset& env_offset, FrameTypes& frame_types,
+            VirtualThreadTable& virtual_threads)
+      : env_(env), threads_(threads), env_offset_(env_offset), frame_types_(frame_types), virtual_(virtual_threads) {}
 
   // On the delivery thread, before its first request: traces of this session hold up to
-  // MAX_FRAMES frames (the pool's max_frames()).
-  void prepare(jint max_frames);
+  // MAX_FRAMES frames (the pool's max_frames()); learns what virtual threads need (JNI: its env).
+  void prepare(JNIEnv* jni, jint max_frames);
   // Gives REQUEST (published with TICKET) its one outcome.
   void deliver(JNIEnv* jni, Request& request, uint64_t ticket);
   // Gives REQUEST the failure "disabled", without a thread: Disable before the delivery thread
   // ever ran. JNI may be nullptr (the disabling thread is not attached).
   void fail_disabled(JNIEnv* jni, Request& request);
   // Forgets what it learnt of the VM's classes (on the delivery thread, as it exits).
-  void reset(JNIEnv* jni) { thread_roots_.reset(jni); }
+  void reset(JNIEnv* jni) {
+    thread_roots_.reset(jni);
+    virtual_.reset(jni);
+  }
 
   // How frames were typed and why traces were cut short, since the process started (printed at
   // Disable with JVMKIT_WALK_DEBUG).
@@ -67,6 +72,12 @@ class Deliverer {
   // A native request whose trace is its native part alone (NativeDelivery::native_only_trace).
   void deliver_native_only(JNIEnv* jni, Request& request, jobject thread_ref);
   void deliver_biased(JNIEnv* jni, Request& request, jobject thread_ref);
+  // A virtual thread's frames the capture could not walk (still frozen), from its stack now, into
+  // frame_buffer_ with their classes pinned: their count, at most what the depth limit leaves after
+  // COUNT frames; *CUT when some were left out (virtual_threads.hpp).
+  jint frozen_frames(JNIEnv* jni, const VirtualSplit& virt, const hotspot::AsgctFrame* frames, jint count, bool* cut);
+  // Reports the FROZEN frames of frame_buffer_; false when the callback asked to stop.
+  bool emit_frozen(const jvmtiStackTraceCallbacks& cb, jint frozen, void* user_data);
   void fail(JNIEnv* jni, Request& request, jobject thread_ref, jvmkitFailureReason reason);
   // The thread of a captured request; ROOTED (optional) receives its ThreadRegistry "rooted" mark.
   jobject resolve_thread(JNIEnv* jni, JNIEnv* key, uint64_t ticket, bool* rooted = nullptr);
@@ -89,6 +100,9 @@ class Deliverer {
   // current_trace_served_later() SERVED_LATER and current_trace_time() TIME_NS.
   void begin_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, bool biased, bool truncated, void* user_data,
                    int64_t time_ns, bool served_later = false);
+  // From begin to end of the trace being delivered: JvmkitCurrentVirtualThreadId's and
+  // JvmkitCurrentCarrierThread's answers.
+  static void set_trace_virtual(int64_t id, jthread carrier);
   void end_trace(const jvmtiStackTraceCallbacks& cb, jthread thread, void* user_data);
 
   const OwnEnv& env_;
@@ -96,6 +110,7 @@ class Deliverer {
   const EnvOffset& env_offset_;
   FrameTypes& frame_types_;
   ThreadRoots thread_roots_;
+  VirtualThreads virtual_;
   uint64_t last_scan_ns_ = 0;
   jint max_frames_ = kDefaultStackDepth;
   std::vector<jvmtiFrameInfo> frame_buffer_;  // max_frames_ + 1: GetStackTrace's frames
@@ -117,5 +132,9 @@ jboolean current_trace_served_later() noexcept;
 // JvmkitCurrentTraceTime: inside the callbacks of a trace, the CLOCK_MONOTONIC ns of its request
 // (Request::time_ns); 0 anywhere else.
 jlong current_trace_time() noexcept;
+// JvmkitCurrentVirtualThreadId / JvmkitCurrentCarrierThread: inside the callbacks of a trace of a
+// mounted virtual thread, its Thread.threadId() and the carrier it ran on; 0 and nullptr elsewhere.
+jlong current_trace_virtual_id() noexcept;
+jthread current_trace_carrier() noexcept;
 
 }  // namespace jvmkit::walk

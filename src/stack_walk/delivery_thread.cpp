@@ -87,7 +87,7 @@ void DeliveryThread::loop(JNIEnv* jni) {
                  "are not identified (their traces fail with thread_ended)\n");
   }
   RequestPool& pool = *pool_;
-  deliverer_.prepare(pool.max_frames());
+  deliverer_.prepare(jni, pool.max_frames());
   set_state(State::kRunning);
 
   // While requests keep coming, the thread naps instead of waiting on the wake event: a capture
@@ -107,7 +107,10 @@ void DeliveryThread::loop(JNIEnv* jni) {
       pool.release(index);
       any = true;
     }
-    if (any) threads_.purge(jni, pool.taken());
+    if (any) {
+      threads_.purge(jni, pool.taken());
+      virtual_threads_.purge(jni, pool.taken());
+    }
     if (!any) code_map_.reclaim();
     if (stop_.load(std::memory_order_seq_cst)) {
       // Disable closed the gate and waited for callers to leave before setting stop_: nothing

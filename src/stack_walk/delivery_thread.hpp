@@ -17,14 +17,20 @@
 #include "stack_walk/own_env.hpp"
 #include "stack_walk/request_pool.hpp"
 #include "stack_walk/thread_registry.hpp"
+#include "stack_walk/virtual_thread_table.hpp"
 
 namespace jvmkit::walk {
 
 class DeliveryThread {
  public:
   DeliveryThread(const OwnEnv& env, Deliverer& deliverer, ThreadRegistry& threads, EnvOffset& env_offset,
-                 CodeMap& code_map)
-      : env_(env), deliverer_(deliverer), threads_(threads), env_offset_(env_offset), code_map_(code_map) {}
+                 CodeMap& code_map, VirtualThreadTable& virtual_threads)
+      : env_(env),
+        deliverer_(deliverer),
+        threads_(threads),
+        env_offset_(env_offset),
+        code_map_(code_map),
+        virtual_threads_(virtual_threads) {}
 
   // Enable, before requests open: not started, not stopping.
   void reset();
@@ -52,6 +58,7 @@ class DeliveryThread {
   ThreadRegistry& threads_;
   EnvOffset& env_offset_;
   CodeMap& code_map_;
+  VirtualThreadTable& virtual_threads_;
   RequestPool* pool_ = nullptr;  // set by start, before the thread runs
   std::mutex mutex_;
   std::condition_variable changed_;

@@ -26,6 +26,7 @@
 #include "stack_walk/session.hpp"
 #include "stack_walk/signal/native_capture.hpp"
 #include "stack_walk/thread_registry.hpp"
+#include "stack_walk/virtual_thread_table.hpp"
 
 namespace jvmkit::walk {
 
@@ -47,6 +48,7 @@ class Library {
   ThreadRegistry& threads() { return threads_; }
   FrameTypes& frame_types() { return frame_types_; }
   CodeMap& code_map() { return code_map_; }
+  VirtualThreadTable& virtual_threads() { return virtual_threads_; }
 
  private:
   Library() = default;
@@ -56,9 +58,10 @@ class Library {
   EnvOffset env_offset_;
   FrameTypes frame_types_;
   CodeMap code_map_;  // read by the capture side through capture_state().code_map
+  VirtualThreadTable virtual_threads_;
   OwnEnv env_;
-  Deliverer deliverer_{env_, threads_, env_offset_, frame_types_};
-  DeliveryThread delivery_thread_{env_, deliverer_, threads_, env_offset_, code_map_};
+  Deliverer deliverer_{env_, threads_, env_offset_, frame_types_, virtual_threads_};
+  DeliveryThread delivery_thread_{env_, deliverer_, threads_, env_offset_, code_map_, virtual_threads_};
   Session session_{env_, threads_, env_offset_, frame_types_, code_map_, deliverer_, delivery_thread_};
 };
 

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "hotspot/jvmti_capabilities.hpp"
 #include "hotspot/vm_flags.hpp"
 #include "stack_walk/library.hpp"
 #include "stack_walk/signal/capture.hpp"
@@ -72,6 +73,34 @@ void JNICALL OnThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
   Library::instance().threads().add(jni, jni, thread, published_now(), true);
 }
 void JNICALL OnThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread) { Library::instance().threads().end(jni, published_now()); }
+
+void JNICALL OnVirtualThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  Library::instance().virtual_threads().started(jni, thread);
+}
+void JNICALL OnVirtualThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  Library::instance().virtual_threads().ended(jni, thread, published_now());
+}
+
+// VirtualThreadStart and VirtualThreadEnd (JVMTI 21, events 87 and 88) with the JDK 17 header that
+// jvmkit compiles against, whose jvmtiEventCallbacks ends before them: their two pointers follow
+// it, where JDK 21's struct has them. A JVM copies as much of the struct as it knows.
+constexpr jint kVirtualThreadStartEvent = 87;
+constexpr jint kVirtualThreadEndEvent = 88;
+using VirtualThreadEvent = void(JNICALL*)(jvmtiEnv*, JNIEnv*, jthread);
+struct OwnCallbacks {
+  jvmtiEventCallbacks base;
+  VirtualThreadEvent virtual_start = nullptr;
+  VirtualThreadEvent virtual_end = nullptr;
+};
+static_assert(sizeof(jvmtiEventCallbacks) == (86 - JVMTI_MIN_EVENT_TYPE_VAL + 1) * sizeof(void*),
+              "jvmtiEventCallbacks is expected as the JDK 17 header declares it (up to SampledObjectAlloc)");
+
+// Turns the virtual thread events on or off (JDK 21+; elsewhere the JVM refuses them, harmlessly).
+void set_virtual_thread_events(jvmtiEnv* env, jvmtiEventMode mode) {
+  for (jint event : {kVirtualThreadStartEvent, kVirtualThreadEndEvent}) {
+    env->SetEventNotificationMode(mode, static_cast<jvmtiEvent>(event), nullptr);
+  }
+}
 void JNICALL OnCompiledMethodLoad(jvmtiEnv* jvmti, jmethodID method, jint code_size, const void* code_addr, jint,
                                   const jvmtiAddrLocationMap*, const void* compile_info) {
   // Enabling this event also makes HotSpot record debug info at non-safepoint PCs
@@ -115,9 +144,18 @@ jvmtiError OwnEnv::create(JavaVM* vm) {
   }
   have_compiled_method_load_ =
       wanted.can_generate_compiled_method_load_events && own->AddCapabilities(&wanted) == JVMTI_ERROR_NONE;
+  // For the virtual thread events and HotSpot's GetVirtualThread (virtual_threads.hpp): JDK 21+.
+  if (hotspot::can_support_virtual_threads(potential)) {
+    jvmtiCapabilities virtual_threads;
+    std::memset(&virtual_threads, 0, sizeof(virtual_threads));
+    hotspot::set_can_support_virtual_threads(&virtual_threads);
+    have_virtual_threads_ = own->AddCapabilities(&virtual_threads) == JVMTI_ERROR_NONE;
+  }
 
-  jvmtiEventCallbacks callbacks;
-  std::memset(&callbacks, 0, sizeof(callbacks));
+  OwnCallbacks own_callbacks{};
+  jvmtiEventCallbacks& callbacks = own_callbacks.base;
+  own_callbacks.virtual_start = OnVirtualThreadStart;
+  own_callbacks.virtual_end = OnVirtualThreadEnd;
   callbacks.VMStart = OnVmStart;
   callbacks.VMInit = OnVmInit;
   callbacks.ClassLoad = OnClassLoad;
@@ -127,7 +165,7 @@ jvmtiError OwnEnv::create(JavaVM* vm) {
   callbacks.CompiledMethodLoad = OnCompiledMethodLoad;
   callbacks.CompiledMethodUnload = OnCompiledMethodUnload;
   callbacks.DynamicCodeGenerated = OnDynamicCodeGenerated;
-  jvmtiError err = own->SetEventCallbacks(&callbacks, sizeof(callbacks));
+  jvmtiError err = own->SetEventCallbacks(&callbacks, static_cast<jint>(sizeof(own_callbacks)));
   if (err != JVMTI_ERROR_NONE) {
     own->DisposeEnvironment();
     return err;
@@ -141,6 +179,7 @@ jvmtiError OwnEnv::create(JavaVM* vm) {
     own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, nullptr);
     own->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, nullptr);
   }
+  if (have_virtual_threads_) set_virtual_thread_events(own, JVMTI_ENABLE);
   env_ = own;
   return JVMTI_ERROR_NONE;
 }
@@ -182,6 +221,7 @@ void OwnEnv::dispose() {
           JVMTI_EVENT_COMPILED_METHOD_UNLOAD, JVMTI_EVENT_DYNAMIC_CODE_GENERATED}) {
       env_->SetEventNotificationMode(JVMTI_DISABLE, event, nullptr);
     }
+    if (have_virtual_threads_) set_virtual_thread_events(env_, JVMTI_DISABLE);
     env_->DisposeEnvironment();
   }
   env_ = nullptr;

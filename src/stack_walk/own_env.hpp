@@ -13,7 +13,7 @@ class OwnEnv {
  public:
   // Creates the environment with its callbacks and enables the events every phase needs
   // (ClassLoad, ClassPrepare, ThreadStart/End, DynamicCodeGenerated, and CompiledMethodLoad/Unload
-  // where the VM offers them). On an error nothing is kept.
+  // and VirtualThreadStart/End where the VM offers them). On an error nothing is kept.
   jvmtiError create(JavaVM* vm);
   // Enabled in Agent_OnLoad: VMStart (the thread key) and VMInit (the live-phase setup).
   void listen_for_vm_start_and_init();
@@ -34,6 +34,7 @@ class OwnEnv {
  private:
   jvmtiEnv* env_ = nullptr;
   bool have_compiled_method_load_ = false;
+  bool have_virtual_threads_ = false;  // can_support_virtual_threads (JDK 21+)
 };
 
 }  // namespace jvmkit::walk

@@ -48,6 +48,9 @@ struct Request {
   void* user_data;
   JNIEnv* jni;      // the requesting thread's JNIEnv: identifies it (see thread_registry.hpp)
   int64_t time_ns;  // CLOCK_MONOTONIC ns of the request (JvmkitCurrentTraceTime), also for kinds taken later
+  // Current-thread kinds: the id of the Java thread the JavaThread ran at the request (a mounted
+  // virtual thread's, else its own; 0 where the JVM does not keep it, see virtual_threads.hpp).
+  int64_t java_thread_id;
   jobject target;   // kOtherBiased: global reference to the thread to trace
   jint num_frames;  // kCaptured: ASGCT's result (<= 0 is a failure code)
   uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext (at_call: the last Java frame's)
@@ -75,6 +78,7 @@ struct Request {
     // Every path begins its request inside RequestStackTrace (a signal handler's too), so this is
     // the request's moment even for a request whose frames the delivery thread takes later.
     time_ns = monotonic_ns();
+    java_thread_id = 0;
     target = nullptr;
     num_frames = 0;
     pc = 0;
@@ -116,7 +120,7 @@ class RequestPool {
       return pool_.begin(index, kind, callbacks, user_data, jni);
     }
     // Hands a filled slot to the delivery thread (and wakes it, see RequestPool::publish).
-    JVMKIT_SIGNAL_SAFE void publish(uint32_t index) noexcept { pool_.publish(index); }
+    JVMKIT_SIGNAL_SAFE void publish(uint32_t index, bool urgent = false) noexcept { pool_.publish(index, urgent); }
     // Gives back a slot that was begun but will not be published.
     JVMKIT_SIGNAL_SAFE void abandon(uint32_t index) noexcept { pool_.abandon(index); }
     // Tickets: a request's position in publication order (see thread_registry.hpp).
@@ -162,9 +166,10 @@ class RequestPool {
     if (request != nullptr) request->begin(kind, callbacks, user_data, jni);
     return request;
   }
-  // Hands a filled slot to the delivery thread and wakes it if it waits, or
-  // if it naps while a quarter of the pool is already waiting for it.
-  JVMKIT_SIGNAL_SAFE void publish(uint32_t index) noexcept {
+  // Hands a filled slot to the delivery thread and wakes it if it waits, or if it naps while a
+  // quarter of the pool is already waiting for it, or the request is URGENT (its stack is taken at
+  // delivery, and the thread's stack moves on meanwhile).
+  JVMKIT_SIGNAL_SAFE void publish(uint32_t index, bool urgent = false) noexcept {
     JVMKIT_DCHECK(index < slots_count_);
     // Cannot fail: at most slots_count_ indices exist, ready_ holds that many, and its only consumer
     // (the delivery thread) frees a cell before it can take the next one.
@@ -173,7 +178,7 @@ class RequestPool {
     (void)pushed;
     wake_.notify();
     // napping() first: it changes once per nap, while taken() changes with every delivery.
-    if (wake_.napping() && backlog_is_urgent()) wake_.urge();
+    if (wake_.napping() && (urgent || backlog_is_urgent())) wake_.urge();
   }
   // Gives back a slot that was begun but will not be published.
   JVMKIT_SIGNAL_SAFE void abandon(uint32_t index) noexcept {

@@ -112,7 +112,8 @@ TEST(CommandLine, LaunchModeMistakes) {
             "profile: 'java' is not a pid (the java command goes after --: jvmkit profile [options] -- java ...)");
   EXPECT_EQ(refused({"profile", "-o"}), "-o needs a value");
   EXPECT_EQ(refused({"profile", "--event=", "--", "java"}), "--event= needs a value");
-  EXPECT_EQ(refused({"profile", "--threads=yes", "--", "java"}), "--threads=yes takes no value");
+  EXPECT_EQ(refused({"profile", "--annotate=yes", "--", "java"}), "--annotate=yes takes no value");
+  EXPECT_EQ(refused({"profile", "--threads=", "--", "java"}), "--threads= needs a value after =");
   EXPECT_EQ(refused({"profile", "-d", "5", "--", "java"}),
             "-d/--duration: only with a pid (a java command run by jvmkit is profiled until it exits)");
   EXPECT_EQ(refused({"profile", "12", "--", "java"}), "profile: a pid and a java command: give one of them");

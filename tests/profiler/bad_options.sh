@@ -28,7 +28,7 @@ check "format=svg" "jvmkit profiler: bad option: format=svg: unknown format (use
 check "chunktime=10ms" "jvmkit profiler: bad option: chunktime=10ms: too short (the shortest is 100ms)"
 check "file=" "jvmkit profiler: bad option: file=: needs a value"
 check "signal=11" "jvmkit profiler: bad option: signal=11: signal not usable for sampling"
-check "threads=1" "jvmkit profiler: bad option: threads=1: takes no value"
+check "ann=1" "jvmkit profiler: bad option: ann=1: takes no value"
 check "nonsense" "jvmkit profiler: bad option: nonsense: unknown option"
 # Hardware events: without a PMU (this VM) they must fail at start, naming the event and the reason.
 if [ ! -e /sys/bus/event_source/devices/cpu ] && [ ! -e /sys/bus/event_source/devices/cpu_core ]; then

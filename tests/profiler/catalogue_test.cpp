@@ -142,6 +142,7 @@ std::string sample_value(std::string_view key) {
   if (key == "alloc") return "64k";
   if (key == "lock") return "1ms";
   if (key == "cstack") return "native";
+  if (key == "threads") return "carrier";
   return "7";
 }
 
@@ -176,32 +177,50 @@ TEST(Catalogue, EveryOptionHasALauncherFlagAndEveryLauncherFlagAnOption) {
   EXPECT_EQ(launcher_flags(), expected) << "the jvmkit tool's usage and the option catalogue differ";
 }
 
+// The ways FLAG can give option O on the command line: the arguments after the flag's own, and the
+// item the agent's option list then holds. An option whose value is optional may have a flag that
+// takes no value, or one written into the same argument (--threads=carrier).
+std::vector<std::pair<std::vector<std::string>, std::string>> flag_forms(const OptionSpec& o, const std::string& flag) {
+  const std::string key(o.key);
+  const std::string value = sample_value(key);
+  cli::CommandLine probe;
+  const std::vector<std::string> alone{"profile", flag, "--", "java"};
+  const bool bare = o.value_optional && !cli::parse_command_line(alone, &probe);
+  if (!o.takes_value() || bare) {
+    std::vector<std::pair<std::vector<std::string>, std::string>> forms{{{flag}, key}};
+    if (bare && flag.rfind("--", 0) == 0) forms.push_back({{flag + "=" + value}, key + "=" + value});
+    return forms;
+  }
+  return {{{flag, value}, key == "file" ? "file=/w/" + value : key + "=" + value}};
+}
+
 TEST(Catalogue, TheToolPassesEveryOptionToTheAgent) {
   for (const OptionSpec& o : option_specs()) {
     if (o.launcher_flags.empty()) continue;
     const std::string key(o.key);
     const std::string value = sample_value(key);
     for (const std::string& flag : each_flag(o.launcher_flags)) {
-      // Launch mode: -agentpath:...=<list>.
-      std::vector<std::string> args{"profile", flag};
-      if (o.takes_value()) args.push_back(value);
-      args.insert(args.end(), {"--", "java"});
-      cli::CommandLine cl;
-      Error e = cli::parse_command_line(args, &cl);
-      ASSERT_FALSE(e) << "jvmkit profile " << flag << ": " << e.message();
-      const std::string item = key == "file" ? "file=/w/" + value : o.takes_value() ? key + "=" + value : key;
-      EXPECT_TRUE(has_item(cli::launch_options(cl, "/w"), item))
-          << "jvmkit profile " << flag << " -- java: the agent's options lack " << item << ": "
-          << cli::launch_options(cl, "/w");
-      // Attached: start's list (its file= is the tool's choice of path, from -o).
-      args = {"start", flag};
-      if (o.takes_value()) args.push_back(value);
-      args.push_back("4242");
-      e = cli::parse_command_line(args, &cl);
-      ASSERT_FALSE(e) << "jvmkit start " << flag << ": " << e.message();
-      const std::string list = cli::join_options(cli::start_options(cl, cl.output));
-      EXPECT_TRUE(has_item(list, key == "file" ? "file=" + value : item))
-          << "jvmkit start " << flag << ": the agent's options lack " << key << ": " << list;
+      for (const auto& [given, item] : flag_forms(o, flag)) {
+        // Launch mode: -agentpath:...=<list>.
+        std::vector<std::string> args{"profile"};
+        args.insert(args.end(), given.begin(), given.end());
+        args.insert(args.end(), {"--", "java"});
+        cli::CommandLine cl;
+        Error e = cli::parse_command_line(args, &cl);
+        ASSERT_FALSE(e) << "jvmkit profile " << given[0] << ": " << e.message();
+        EXPECT_TRUE(has_item(cli::launch_options(cl, "/w"), item))
+            << "jvmkit profile " << given[0] << " -- java: the agent's options lack " << item << ": "
+            << cli::launch_options(cl, "/w");
+        // Attached: start's list (its file= is the tool's choice of path, from -o).
+        args = {"start"};
+        args.insert(args.end(), given.begin(), given.end());
+        args.push_back("4242");
+        e = cli::parse_command_line(args, &cl);
+        ASSERT_FALSE(e) << "jvmkit start " << given[0] << ": " << e.message();
+        const std::string list = cli::join_options(cli::start_options(cl, cl.output));
+        EXPECT_TRUE(has_item(list, key == "file" ? "file=" + value : item))
+            << "jvmkit start " << given[0] << ": the agent's options lack " << key << ": " << list;
+      }
     }
   }
 }
@@ -221,10 +240,11 @@ TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
 }
 
 TEST(Catalogue, MessagesListEveryName) {
-  EXPECT_EQ(option_names(),
-            "event, interval, file, format, threads, ann, signal, loop, keep, chunktime, depth, max_stacks, alloc, "
-            "lock, live, "
-            "cstack, start, stop, dump, status, reply");
+  EXPECT_EQ(
+      option_names(),
+      "event, interval, file, format, threads, ann, labels, signal, loop, keep, chunktime, depth, max_stacks, alloc, "
+      "lock, live, "
+      "cstack, start, stop, dump, status, reply");
   std::string events;
   for (const EventSpec& e : all_events()) events += (events.empty() ? "" : ", ") + std::string(e.name);
   EXPECT_EQ(event_names(), events);

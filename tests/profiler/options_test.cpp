@@ -29,7 +29,7 @@ TEST(Options, DefaultsAreCpuTenMillisecondsHtmlRealTimeSignal) {
     EXPECT_EQ(o.format, OutputFormat::kHtml);
     EXPECT_EQ(o.file, "jvmkit-profile-42.html");
     EXPECT_EQ(o.signal, SIGRTMIN + 6);
-    EXPECT_FALSE(o.threads);
+    EXPECT_EQ(o.threads, ThreadGrouping::kNone);
     EXPECT_FALSE(o.annotate);
   }
 }
@@ -40,7 +40,10 @@ TEST(Options, EveryOptionIsParsed) {
   EXPECT_EQ(o.interval, 5'000'000);
   EXPECT_EQ(o.file, "/tmp/x.pb.gz");
   EXPECT_EQ(o.format, OutputFormat::kPprof);
-  EXPECT_TRUE(o.threads);
+  EXPECT_EQ(o.threads, ThreadGrouping::kThread);
+  EXPECT_EQ(parse_ok("threads=virtual").threads, ThreadGrouping::kThread);
+  EXPECT_EQ(parse_ok("threads=carrier").threads, ThreadGrouping::kCarrier);
+  EXPECT_EQ(parse_ok("threads,threads=none").threads, ThreadGrouping::kNone);
   EXPECT_TRUE(o.annotate);
   EXPECT_EQ(o.signal, 36);
 }
@@ -154,7 +157,8 @@ TEST(Options, JvmEventErrors) {
             "interval=1ms: no signal event to sample at it (alloc: alloc takes alloc=SIZE, lock takes lock=DURATION)");
   EXPECT_EQ(parse_error("live"), "live: only with the alloc event");
   EXPECT_EQ(parse_error("event=cpu,bogus"),
-            "bogus: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, chunktime, "
+            "bogus: unknown option (known: event, interval, file, format, threads, ann, labels, signal, loop, keep, "
+            "chunktime, "
             "depth, "
             "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
 }
@@ -175,17 +179,19 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
   EXPECT_EQ(parse_error("interval"), "interval: needs a value");
   EXPECT_EQ(parse_error("file="), "file=: needs a value");
   EXPECT_EQ(parse_error("format=svg"), "format=svg: unknown format (use collapsed, html, pprof or jfr)");
-  EXPECT_EQ(parse_error("threads=yes"), "threads=yes: takes no value");
+  EXPECT_EQ(parse_error("threads=yes"),
+            "threads=yes: unknown value (use threads, threads=virtual, threads=carrier or threads=none)");
   EXPECT_EQ(parse_error("ann=1"), "ann=1: takes no value");
   EXPECT_EQ(parse_error("signal=abc"), "signal=abc: not a signal number");
   EXPECT_EQ(parse_error("signal=11"),
             "signal=11: signal not usable for sampling: the JVM uses it or it cannot be "
             "caught (use 27 (SIGPROF), or a real-time signal " +
                 std::to_string(SIGRTMIN) + ".." + std::to_string(SIGRTMAX) + ")");
-  EXPECT_EQ(parse_error("colour=red"),
-            "colour=red: unknown option (known: event, interval, file, format, threads, ann, signal, loop, keep, "
-            "chunktime, depth, "
-            "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
+  EXPECT_EQ(
+      parse_error("colour=red"),
+      "colour=red: unknown option (known: event, interval, file, format, threads, ann, labels, signal, loop, keep, "
+      "chunktime, depth, "
+      "max_stacks, alloc, lock, live, cstack, start, stop, dump, status, reply)");
   EXPECT_EQ(parse_error("threads,,ann"), "empty option in 'threads,,ann' (two commas, or a trailing comma)");
   EXPECT_EQ(parse_error("threads,"), "empty option in 'threads,' (two commas, or a trailing comma)");
 }

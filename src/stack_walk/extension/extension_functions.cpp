@@ -47,6 +47,17 @@ jvmtiError JNICALL set_native_frames(jvmtiEnv*, jint mode) { return JvmkitSetNat
 jvmtiError JNICALL get_current_trace_thread(jvmtiEnv*, jvmkitTraceThread* thread) {
   return JvmkitCurrentTraceThread(thread);
 }
+jvmtiError JNICALL set_carrier_frames(jvmtiEnv*, jboolean include) { return JvmkitSetCarrierFrames(include); }
+jvmtiError JNICALL get_current_virtual_thread_id(jvmtiEnv*, jlong* id) {
+  if (id == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  *id = JvmkitCurrentVirtualThreadId();
+  return JVMTI_ERROR_NONE;
+}
+jvmtiError JNICALL get_current_carrier_thread(jvmtiEnv*, jthread* carrier) {
+  if (carrier == nullptr) return JVMTI_ERROR_NULL_POINTER;
+  *carrier = JvmkitCurrentCarrierThread();
+  return JVMTI_ERROR_NONE;
+}
 jvmtiError JNICALL get_native_counters(jvmtiEnv*, jvmkitNativeCounters* counters) {
   return JvmkitGetNativeCounters(counters);
 }
@@ -75,8 +86,8 @@ jvmtiExtensionFunction as_extension(F f) {
 
 // JVMTI's parameter types have no struct passed by value: RequestStackTrace's callbacks are listed
 // as kind IN of type CVOID, and the description gives the C prototype to cast the pointer to.
-const std::array<Function, 15>& functions() {
-  static const std::array<Function, 15> table = {{
+const std::array<Function, 18>& functions() {
+  static const std::array<Function, 18> table = {{
       {as_extension(&RequestStackTrace),
        "com.sun.hotspot.functions.RequestStackTrace",
        "jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
@@ -177,6 +188,24 @@ const std::array<Function, 15>& functions() {
        "jvmtiError GetNativeCounters(jvmtiEnv* env, jvmkitNativeCounters* counters): JvmkitGetNativeCounters "
        "(jvmkit/stack_walk_native.h).",
        {{"counters", JVMTI_KIND_OUT_BUF, JVMTI_TYPE_CVOID, false}},
+       {}},
+      {as_extension(&set_carrier_frames),
+       "jvmkit.functions.SetCarrierFrames",
+       "jvmtiError SetCarrierFrames(jvmtiEnv* env, jboolean include): JvmkitSetCarrierFrames "
+       "(jvmkit/stack_walk.h), whether a virtual thread's traces go on with its carrier's frames.",
+       {{"include", JVMTI_KIND_IN, JVMTI_TYPE_JBOOLEAN, false}},
+       {}},
+      {as_extension(&get_current_virtual_thread_id),
+       "jvmkit.functions.GetCurrentVirtualThreadId",
+       "jvmtiError GetCurrentVirtualThreadId(jvmtiEnv* env, jlong* id): JvmkitCurrentVirtualThreadId "
+       "(jvmkit/stack_walk.h), inside the callbacks of a trace.",
+       {{"id", JVMTI_KIND_OUT, JVMTI_TYPE_JLONG, false}},
+       {}},
+      {as_extension(&get_current_carrier_thread),
+       "jvmkit.functions.GetCurrentCarrierThread",
+       "jvmtiError GetCurrentCarrierThread(jvmtiEnv* env, jthread* carrier): JvmkitCurrentCarrierThread "
+       "(jvmkit/stack_walk.h), inside the callbacks of a trace of a virtual thread.",
+       {{"carrier", JVMTI_KIND_OUT, JVMTI_TYPE_JTHREAD, false}},
        {}},
   }};
   return table;

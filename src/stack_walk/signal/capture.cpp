@@ -1,7 +1,8 @@
 // SIGNAL CONTEXT. This file holds the only code of the stack walker that runs inside a signal
 // handler. It may call: atomics, pthread_getspecific, HotSpot's AsyncGetCallTrace, JavaVM::GetEnv
-// (a thread-local read, only once HotSpot's pthread key says the thread is attached), two loads
-// from the current thread's JavaThread (its stack bounds, through the layout checked at Enable),
+// (a thread-local read, only once HotSpot's pthread key says the thread is attached), three loads
+// from the current thread's JavaThread (its stack bounds and its current Java thread id, through
+// the layout checked at Enable),
 // and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
 // lock, JNI or JVMTI functions, stdio, or anything else that is not async-signal-safe. It does
 // not touch errno-visible state beyond the wake-up syscall. Time is bounded by ASGCT's walk of at
@@ -99,6 +100,9 @@ namespace {
 // The Java part of a current-thread request (JNI: the thread's JNIEnv).
 JVMKIT_SIGNAL_SAFE void capture_java(const CaptureState& state, RequestPool::Producer* pool, JNIEnv* jni,
                                      void* ucontext, Request* request, EntriesOut* entries) noexcept {
+  if (const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout()) {
+    request->java_thread_id = layout->current_java_thread_id(jni);
+  }
   if (ucontext == nullptr) {
     capture_without_context(state, jni, pool->capture_depth(), request);
     return;
@@ -176,7 +180,7 @@ jvmtiError request_current_thread(void* ucontext, const jvmtiStackTraceCallbacks
     }
     // Count before publishing: the delivery thread's decrement of pending must follow this.
     counters().count_accepted();
-    pool->publish(index);
+    pool->publish(index, request->kind == RequestKind::kCurrentBiased);
   }
   leave_gate(state);
   JVMKIT_CAPTURE_HOOK(0);

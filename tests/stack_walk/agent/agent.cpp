@@ -363,6 +363,25 @@ void final_checks() {
                  (long long)expected_method_frames());
     if (expected_method_frames() < 50) violation("the virtual threads' own frames were not reported");
     ok = check_tracked_threads(option("check_prefix", "ForkJoinPool").c_str(), 1) && ok;
+    // JDK 24+: the virtual thread is named, its frames end above the continuation's entry, and the
+    // carrier's frames come only with JvmkitSetCarrierFrames (carrier_frames=1).
+    const VirtualSeen v = virtual_seen();
+    const bool carrier_frames = option_long("carrier_frames", 0) != 0;
+    std::fprintf(stderr,
+                 "  virtual thread traces: %lld, reported for the virtual thread: %lld; enterSpecial frames: %lld\n",
+                 (long long)v.traces, (long long)v.named, (long long)v.enter_special_frames);
+    if (option_long("expect_virtual", 0) != 0) {
+      if (v.traces < 50) violation("only %lld traces were taken as the virtual threads'", (long long)v.traces);
+      if (v.named * 100 < v.traces * 99) {
+        violation("only %lld of %lld virtual thread traces named the virtual thread", (long long)v.named,
+                  (long long)v.traces);
+      }
+      if (!carrier_frames && v.enter_special_frames != 0) violation("carrier frames without carrier_frames=1");
+      if (carrier_frames && v.enter_special_frames * 100 < v.traces * 99) {
+        violation("carrier_frames=1: only %lld of %lld traces went on below enterSpecial",
+                  (long long)v.enter_special_frames, (long long)v.traces);
+      }
+    }
   }
   if (g_mode == "bias") {
     double unbiased = s.top_total[0] ? 100.0 * s.top_in_hot[0] / s.top_total[0] : 0;
@@ -454,6 +473,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
       return JNI_ERR;
     }
   }
+  if (option_long("carrier_frames", 0) != 0) JvmkitSetCarrierFrames(JNI_TRUE);
   if (g_mode == "depth") {
     set_depth_check(option("depth_method", "descend"), option("root_method", "main"),
                     max_depth != 0 ? max_depth : JVMKIT_STACK_DEPTH_DEFAULT);

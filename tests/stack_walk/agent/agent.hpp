@@ -116,6 +116,12 @@ void set_resolve_every_frame(bool on);
 // With resolve_every_frame: counts frames whose method has this name.
 void set_expected_method_name(const std::string& name);
 int64_t expected_method_frames();
+struct VirtualSeen {
+  int64_t traces;                // traces taken while a virtual thread was mounted
+  int64_t named;                 // ... reported for the virtual thread itself
+  int64_t enter_special_frames;  // frames of Continuation.enterSpecial (resolve_every_frame)
+};
+VirtualSeen virtual_seen();
 // Every unbiased trace must contain a frame of this method (option require_method); traces
 // without one are counted per tracked thread (Tracked::missing_required).
 void set_required_method_name(const std::string& name);

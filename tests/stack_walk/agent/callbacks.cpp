@@ -36,6 +36,9 @@ std::string g_hot_name;
 std::string g_expect_method;
 std::atomic<int64_t> g_expected_frames{0};
 bool g_resolve_every_frame = false;
+// Traces of mounted virtual threads, those reported for the virtual thread itself, and frames of
+// jdk.internal.vm.Continuation.enterSpecial (with resolve_every_frame).
+std::atomic<int64_t> g_virtual_traces{0}, g_virtual_named{0}, g_enter_special_frames{0};
 // Frame-type truth (option truth=name.T/name.T/*native.T/*.T): expected jvmtiFrameType by method
 // name; "*native" for any method declared native, "*" for any other method.
 std::map<std::string, int> g_truth;
@@ -178,8 +181,46 @@ void check_order(void* ud) {
   last.store(seq);
 }
 
+// The identity check of a trace of a mounted virtual thread: its carrier is the sampled thread; the
+// thread reported is the virtual thread (its Thread.tid the id given), or the carrier as a
+// stand-in when the library could not find it.
+void check_virtual_identity(jthread thread, jlong id, const Tracked& t) {
+  JNIEnv* jni = jni_env();
+  jthread carrier = JvmkitCurrentCarrierThread();
+  g_virtual_traces++;
+  if (carrier == nullptr) {
+    g_identity_mismatch++;
+    violation("trace of virtual thread %lld without its carrier", (long long)id);
+    return;
+  }
+  jvmtiThreadInfo info;
+  std::memset(&info, 0, sizeof(info));
+  if (g_jvmti->GetThreadInfo(carrier, &info) != JVMTI_ERROR_NONE || info.name == nullptr ||
+      std::strcmp(info.name, t.name) != 0) {
+    g_identity_mismatch++;
+    violation("virtual thread trace requested by %s reported with carrier '%s'", t.name, info.name ? info.name : "?");
+  }
+  if (info.name) g_jvmti->Deallocate(reinterpret_cast<unsigned char*>(info.name));
+  if (info.thread_group) jni->DeleteLocalRef(info.thread_group);
+  if (info.context_class_loader) jni->DeleteLocalRef(info.context_class_loader);
+  if (jni->IsSameObject(thread, carrier)) return;
+  jclass thread_class = jni->FindClass("java/lang/Thread");
+  jfieldID tid = jni->GetFieldID(thread_class, "tid", "J");
+  if (jni->GetLongField(thread, tid) != id) {
+    g_identity_mismatch++;
+    violation("virtual thread %lld reported as thread %lld", (long long)id, (long long)jni->GetLongField(thread, tid));
+  } else {
+    g_virtual_named++;
+  }
+  jni->DeleteLocalRef(thread_class);
+}
+
 void check_identity(jthread thread, void* ud) {
   Tracked& t = g_tracked[ud_index(ud)];
+  if (const jlong id = JvmkitCurrentVirtualThreadId(); id != 0 && thread != nullptr) {
+    check_virtual_identity(thread, id, t);
+    return;
+  }
   if (thread == nullptr) {
     g_identity_mismatch++;
     violation("beginStackTrace for %s with a NULL thread", t.name);
@@ -305,6 +346,7 @@ jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location,
         if (g_hot_name == name) g_top_hot[stream]++;
       }
       if (g_resolve_every_frame && !g_expect_method.empty() && g_expect_method == name) g_expected_frames++;
+      if (g_resolve_every_frame && std::strcmp(name, "enterSpecial") == 0) g_enter_special_frames++;
       if (g_resolve_every_frame) {
         char* sig = nullptr;
         if (g_jvmti->GetClassSignature(holder, &sig, nullptr) == JVMTI_ERROR_NONE) {
@@ -469,6 +511,7 @@ void set_hot_method_name(const std::string& name) { g_hot_name = name; }
 void set_resolve_every_frame(bool on) { g_resolve_every_frame = on; }
 void set_expected_method_name(const std::string& name) { g_expect_method = name; }
 int64_t expected_method_frames() { return g_expected_frames.load(); }
+VirtualSeen virtual_seen() { return {g_virtual_traces.load(), g_virtual_named.load(), g_enter_special_frames.load()}; }
 void set_required_method_name(const std::string& name) { g_require_method = name; }
 
 void set_truth(const std::string& spec) {

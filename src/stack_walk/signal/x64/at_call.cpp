@@ -110,6 +110,11 @@ JVMKIT_SIGNAL_SAFE void walk_and_prove(const CodeSnapshot& code, const Regs& top
   out->physical_count = walk_physical(code, top, stack_top, physical, kMaxPhysicalFrames);
 }
 
+// Whether the current thread runs a mounted continuation (a virtual thread): see capture_at_call.
+JVMKIT_SIGNAL_SAFE bool runs_virtual_thread(const hotspot::JavaThreadLayout* layout, JNIEnv* jni) noexcept {
+  return layout != nullptr && layout->runs_continuation(jni);
+}
+
 }  // namespace
 
 JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, JNIEnv* jni, hotspot::AsgctFrame* frames,
@@ -145,8 +150,10 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
   Regs top{};
   if (code == nullptr || !first_java_frame(*code, last, stack_top, &top)) {
     // A trace ASGCT gave that nothing can check (its first frame is code the map does not know
-    // yet, e.g. a native wrapper HotSpot has not reported): served later too.
-    out.later = unwalkable || out.result > 0;
+    // yet, e.g. a native wrapper HotSpot has not reported): served later too. A virtual thread's
+    // (below): ASGCT's, as the walks could not check it anyway.
+    out.later = unwalkable || (out.result > 0 && !runs_virtual_thread(layout, jni));
+    if (!out.later && out.result > 0) out.completeness = Completeness::kUnproven;
     return out;
   }
   // Below a runtime stub, ASGCT described the caller by the record after its call: the call's own
@@ -154,6 +161,11 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
   if (out.result > 0 && top.sp != last.sp)
     out.result = exact_top(*code->find(top.pc), top.pc, frames, out.result, depth);
   if (out.result > 0) walk_and_prove(*code, top, stack_top, frames, depth, physical, &out);
+  // A mounted virtual thread: HotSpot thaws its frames lazily, and the walks here stop at the
+  // return barrier below the thawed ones, where ASGCT goes on to the continuation's entry. ASGCT's
+  // trace is then the one to keep: the delivery reports the virtual thread's part and completes
+  // what is still frozen (virtual_threads.hpp).
+  if (out.result > 0 && out.completeness != Completeness::kProven && runs_virtual_thread(layout, jni)) return out;
   // ASGCT could not start (HotSpot refuses some runtime stubs as senders), or stopped early (below
   // a call from the VM back into Java whose caller is a stub's frame) or its trace could not be
   // proven: the whole stack is walked here, from the thread's last Java frame, which stands at a
