@@ -61,6 +61,7 @@ constexpr Flag kFlags[] = {
     {0, "alloc", "alloc", true, kStarting},
     {0, "lock", "lock", true, kStarting},
     {0, "live", "live", false, kStarting},
+    {0, "labels", "labels", false, kStarting},
     {0, "cstack", "cstack", true, kStarting},
     {'d', "duration", "", true, kProfileBit},
     {'h', "help", "", false, kEvery},

@@ -332,7 +332,7 @@ constexpr OptionSpec kOptions[] = {
     {"format", "F", "-f, --format", set_format},
     {"threads", "MODE", "-t, --threads", set_threads, true},
     {"ann", "", "-a, --annotate", set_annotate},
-    {"labels", "", "", set_labels},
+    {"labels", "", "--labels", set_labels},
     {"signal", "N", "-s, --signal", set_signal},
     {"loop", "DURATION", "--loop", set_loop},
     {"keep", "N", "--keep", set_keep},

@@ -1,5 +1,7 @@
 #include "profiler/run_report.hpp"
 
+#include "profiler/context_agent.hpp"
+
 #include <cstdio>
 
 #include <jvmkit/stack_walk.h>
@@ -13,6 +15,23 @@
 
 namespace jvmkit::prof {
 namespace {
+
+// The context labels' line: threads that used JvmkitContext, label sets, and what was refused
+// (a full table of thread cells, sample records or label sets): "" when no thread used them.
+std::string context_note(const ContextFigures& c) {
+  if (!c.used) return "";
+  std::string text =
+      "context labels: " + std::to_string(c.slots.acquired) + " threads, " + std::to_string(c.sets) + " label sets";
+  if (c.slots.overflowed > 0) text += "; " + std::to_string(c.slots.overflowed) + " threads refused (table full)";
+  if (c.records_full > 0)
+    text += "; " + std::to_string(c.records_full) + " samples without their labels (records full)";
+  if (c.threads_refused > 0) {
+    text +=
+        "; " + std::to_string(c.threads_refused) + " virtual threads without labels (this JDK keeps no Java thread id)";
+  }
+  if (c.refused_sets > 0) text += "; " + std::to_string(c.refused_sets) + " label sets refused (bounds reached)";
+  return text;
+}
 
 // How a JVM event is sampled, for the report.
 std::string event_description(const EventSpec& event, const Options& options) {
@@ -150,6 +169,7 @@ std::string run_report(const Run& run, const std::string& output_line, const std
                                : "");
     in.notes.push_back(text);
   }
+  if (const std::string labels = context_note(context_figures()); !labels.empty()) in.notes.push_back(labels);
   in.output = output_line;
   return report_text(in);
 }

@@ -32,6 +32,12 @@ case "$mode" in
       run "$out/profile.$format" "$format" "$options" jvmkit.test.context.LabelShares "$seconds" 2
       "$java" -cp "$classpath" jvmkit.test.context.LabelCheck "$format" "$out/profile.$format" 1000 0.05
     done
+    # The end-of-run report counts the labelled threads and the three label sets.
+    if ! grep -Eq '^jvmkit profiler: context labels: [1-9][0-9]* threads, 3 label sets$' "$out/profile.collapsed.log"; then
+      echo "FAIL: the report does not count the context labels:"
+      grep 'context labels' "$out/profile.collapsed.log" || echo "(no line)"
+      exit 1
+    fi
     # Without the labels option collapsed output has no label frames: the stacks merge.
     run "$out/plain.collapsed" collapsed "" jvmkit.test.context.LabelShares 1 1
     if grep -q '^\[endpoint=' "$out/plain.collapsed"; then

@@ -74,9 +74,9 @@ jstring JNICALL trace_of(JNIEnv* jni, jclass, jthread thread) {
 void JNICALL on_vm_init(jvmtiEnv*, JNIEnv* jni, jthread) {
   jclass main = jni->FindClass("jvmkit/test/walk21/OtherVirtualMain");
   if (main == nullptr) return;  // the program reports the missing native itself
-  const JNINativeMethod methods[] = {
-      {const_cast<char*>("traceOf"), const_cast<char*>("(Ljava/lang/Thread;)Ljava/lang/String;"),
-       reinterpret_cast<void*>(&trace_of)}};
+  const JNINativeMethod methods[] = {{const_cast<char*>("traceOf"),
+                                      const_cast<char*>("(Ljava/lang/Thread;)Ljava/lang/String;"),
+                                      reinterpret_cast<void*>(&trace_of)}};
   jni->RegisterNatives(main, methods, 1);
 }
 
