@@ -1,5 +1,7 @@
 #include "profiler/park_hook.hpp"
 
+#include "profiler/park_blocker.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <mutex>
@@ -21,27 +23,16 @@ using ParkFunction = void(JNICALL*)(JNIEnv*, jobject, jboolean, jlong);
 std::atomic<ParkFunction> g_original{nullptr};
 bool g_installed = false;  // guarded by g_install_mutex
 std::mutex g_install_mutex;
-// LockSupport.getBlocker(Thread), for the lock's class.
-jclass g_lock_support = nullptr;  // a global reference
-jmethodID g_get_blocker = nullptr;
 jvmtiEnv* g_jvmti = nullptr;  // the profiler's environment, set before the wrapper is bound
 
 const char kUnsafe[] = "jdk/internal/misc/Unsafe";
 
 // The class of the current thread's park blocker (a local reference), or null when it has none.
 jclass blocker_class(jvmtiEnv* jvmti, JNIEnv* jni) {
-  if (jni->ExceptionCheck()) return nullptr;  // no JNI call may run with an exception pending
   jthread thread = nullptr;
   if (jvmti->GetCurrentThread(&thread) != JVMTI_ERROR_NONE) return nullptr;
-  jobject blocker = jni->CallStaticObjectMethod(g_lock_support, g_get_blocker, thread);
+  jclass klass = park_blocker_class(jni, thread);
   jni->DeleteLocalRef(thread);
-  if (jni->ExceptionCheck()) {
-    jni->ExceptionClear();
-    return nullptr;
-  }
-  if (blocker == nullptr) return nullptr;
-  jclass klass = jni->GetObjectClass(blocker);
-  jni->DeleteLocalRef(blocker);
   return klass;
 }
 
@@ -109,24 +100,6 @@ Error find_original(ParkFunction* out) {
   return Error("no park(ZJ)V row in Unsafe's native table");
 }
 
-Error find_lock_support(JNIEnv* jni) {
-  if (g_lock_support != nullptr) return Error::ok();
-  jclass local = jni->FindClass("java/util/concurrent/locks/LockSupport");
-  if (local == nullptr) {
-    jni->ExceptionClear();
-    return Error("no java.util.concurrent.locks.LockSupport");
-  }
-  g_get_blocker = jni->GetStaticMethodID(local, "getBlocker", "(Ljava/lang/Thread;)Ljava/lang/Object;");
-  if (g_get_blocker == nullptr) {
-    jni->ExceptionClear();
-    jni->DeleteLocalRef(local);
-    return Error("no LockSupport.getBlocker(Thread)");
-  }
-  g_lock_support = static_cast<jclass>(jni->NewGlobalRef(local));
-  jni->DeleteLocalRef(local);
-  return Error::ok();
-}
-
 jclass find_unsafe(JNIEnv* jni) {
   jclass unsafe = jni->FindClass(kUnsafe);
   if (unsafe == nullptr) jni->ExceptionClear();
@@ -144,7 +117,7 @@ Error install_park_hook(jvmtiEnv* jvmti, JNIEnv* jni) {
     if (Error e = find_original(&original)) return Error("park: " + e.message());
     g_original.store(original, std::memory_order_release);
   }
-  if (Error e = find_lock_support(jni)) return Error("park: " + e.message());
+  if (Error e = learn_park_blocker(jni)) return Error("park: " + e.message());
   jclass unsafe = find_unsafe(jni);
   if (unsafe == nullptr) return Error("park: no jdk.internal.misc.Unsafe");
   g_jvmti = jvmti;

@@ -1,5 +1,7 @@
 #include "profiler/virtual_thread_parks.hpp"
 
+#include "profiler/park_blocker.hpp"
+
 #include <jvmkit/stack_walk.h>
 
 #include <atomic>
@@ -73,10 +75,7 @@ jint g_parking = -1;
 jint g_timed_parking = -1;
 jint g_suspended_bit = 0;
 jmethodID g_sleep_nanos = nullptr;        // VirtualThread.sleepNanos(long), when the JDK has it
-jclass g_lock_support = nullptr;          // a global reference
 jclass g_virtual_thread_class = nullptr;  // java.lang.VirtualThread, a global reference
-jfieldID g_park_blocker = nullptr;        // java.lang.Thread.parkBlocker, when the JDK has it
-jmethodID g_get_blocker = nullptr;        // LockSupport.getBlocker(Thread)
 
 uintptr_t storage_of_park(uint64_t id) { return static_cast<uintptr_t>(id) << 1; }  // even: lock_sampler.hpp
 
@@ -84,21 +83,11 @@ jint thread_state(JNIEnv* jni, jthread vthread) { return jni->GetIntField(vthrea
 bool parking(jint state) { return state == g_parking || (g_timed_parking >= 0 && state == g_timed_parking); }
 
 // The class name of VTHREAD's park blocker, "[no blocker]" when it has none (as lock_sampler.cpp).
-// Read as Thread.parkBlocker's field where the JDK has it (what LockSupport.getBlocker returns):
-// in the middle of an unmount, calling Java code may fail.
 std::string blocker_name(jvmtiEnv* jvmti, JNIEnv* jni, jthread vthread) {
-  if (jni->ExceptionCheck()) return "[no blocker]";
-  jobject blocker = g_park_blocker != nullptr ? jni->GetObjectField(vthread, g_park_blocker)
-                                              : jni->CallStaticObjectMethod(g_lock_support, g_get_blocker, vthread);
-  if (jni->ExceptionCheck()) {
-    jni->ExceptionClear();
-    return "[no blocker]";
-  }
-  if (blocker == nullptr) return "[no blocker]";
-  jclass klass = jni->GetObjectClass(blocker);
+  jclass klass = park_blocker_class(jni, vthread);
+  if (klass == nullptr) return "[no blocker]";
   std::string name = java_class_name(jvmti, klass);
   jni->DeleteLocalRef(klass);
-  jni->DeleteLocalRef(blocker);
   return name;
 }
 
@@ -323,11 +312,6 @@ Error learn_classes(JNIEnv* jni, bool* present) {
   }
   *present = true;
   if (g_virtual_thread_class == nullptr) g_virtual_thread_class = static_cast<jclass>(jni->NewGlobalRef(vthread));
-  if (jclass thread_class = jni->FindClass("java/lang/Thread")) {
-    g_park_blocker = jni->GetFieldID(thread_class, "parkBlocker", "Ljava/lang/Object;");
-    jni->DeleteLocalRef(thread_class);
-  }
-  if (jni->ExceptionCheck()) jni->ExceptionClear();
   g_state = jni->GetFieldID(vthread, "state", "I");
   if (g_state == nullptr) jni->ExceptionClear();
   g_parking = static_int(jni, vthread, "PARKING", -1);
@@ -337,21 +321,7 @@ Error learn_classes(JNIEnv* jni, bool* present) {
   if (g_sleep_nanos == nullptr) jni->ExceptionClear();
   jni->DeleteLocalRef(vthread);
   if (g_state == nullptr || g_parking < 0) return Error("java.lang.VirtualThread has no state field or PARKING state");
-  if (g_lock_support == nullptr) {
-    jclass local = jni->FindClass("java/util/concurrent/locks/LockSupport");
-    if (local == nullptr) {
-      jni->ExceptionClear();
-      return Error("no java.util.concurrent.locks.LockSupport");
-    }
-    g_get_blocker = jni->GetStaticMethodID(local, "getBlocker", "(Ljava/lang/Thread;)Ljava/lang/Object;");
-    if (g_get_blocker == nullptr) {
-      jni->ExceptionClear();
-      jni->DeleteLocalRef(local);
-      return Error("no LockSupport.getBlocker(Thread)");
-    }
-    g_lock_support = static_cast<jclass>(jni->NewGlobalRef(local));
-    jni->DeleteLocalRef(local);
-  }
+  if (Error e = learn_park_blocker(jni)) return e;
   return Error::ok();
 }
 
