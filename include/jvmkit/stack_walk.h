@@ -259,9 +259,11 @@ JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void);
  * A current-thread request taken while a virtual thread is mounted (its carrier was interrupted)
  * is, on JDK 24 and later, the virtual thread's trace: beginStackTrace's thread is the virtual
  * thread, and its frames end with the virtual thread's own first frame, above the continuation's
- * entry (jdk.internal.vm.Continuation.enterSpecial). On JDK 21 to 23 HotSpot does not say which
- * virtual thread a carrier runs where a signal handler can read it: such a trace is the carrier's,
- * with every frame (the virtual thread's, enterSpecial, the carrier's). On JDK 17 there are none.
+ * entry (jdk.internal.vm.Continuation.enterSpecial). On JDK 21 to 23 the same holds for a sample
+ * that interrupted Java code with the Serial, Parallel or G1 collector; other traces taken while
+ * a virtual thread was mounted are the carrier's, with every frame (the virtual thread's,
+ * enterSpecial, the carrier's). On JDK 17 there are none. docs/stack_walk.md, "Virtual threads",
+ * gives every case.
  * ---------------------------------------------------------------------------------------------- */
 
 /* Whether traces of mounted virtual threads go on below the continuation's entry with the

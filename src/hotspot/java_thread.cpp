@@ -4,9 +4,12 @@
 #include <pthread.h>
 
 #include <atomic>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <optional>
 
+#include "hotspot/vm_flags.hpp"
 #include "hotspot/vm_structs.hpp"
 
 namespace jvmkit::hotspot {
@@ -126,6 +129,44 @@ void learn_java_thread_id(JNIEnv* env, JavaThreadLayout* layout) {
   if (expected == 0 || layout->current_java_thread_id(env) != expected) layout->java_thread_id = -1;
 }
 
+// JDK 21 to 23 (no _monitor_owner_id), or any JDK when JVMKIT_WALK_THREAD_ID_BY_HANDLE=1 asks for
+// it (the tests exercise this path on a newer JDK): the id through the current Java thread's handle.
+// Checked on the current (platform) thread: in native code, its handle holds its own Thread, whose
+// tid must lie at exactly one offset of the object's first words.
+void learn_thread_id_by_handle(JNIEnv* env, JavaThreadLayout* layout) {
+  const bool plain_addresses = bool_flag("UseSerialGC").value_or(false) || bool_flag("UseParallelGC").value_or(false) ||
+                               bool_flag("UseG1GC").value_or(false);
+  const std::optional<intptr_t> state = vm_struct_offset("JavaThread", "_thread_state");
+  const std::optional<intptr_t> handle = vm_struct_offset("JavaThread", "_vthread");
+  const std::optional<intptr_t> slot = vm_struct_offset("OopHandle", "_obj");
+  if (!plain_addresses || !state || !handle || !slot || *slot != 0) return;
+  const char* thread = reinterpret_cast<const char*>(env) - layout->env_offset;
+  int32_t current_state;
+  std::memcpy(&current_state, thread + *state, sizeof(current_state));
+  if (current_state != JavaThreadLayout::kThreadInNative) return;
+  const char* const* oop_slot;
+  std::memcpy(&oop_slot, thread + *handle, sizeof(oop_slot));
+  jobject self = current_thread(env);
+  const jlong tid = java_thread_id_of(env, self);
+  if (self != nullptr) env->DeleteLocalRef(self);
+  if (oop_slot == nullptr || *oop_slot == nullptr || tid <= 0) return;
+  // The thread cannot be moved meanwhile: it is in native code, the collector updates the slot
+  // only at a safepoint, and this thread reads its own object between JNI calls.
+  constexpr intptr_t kSearched = 256;
+  intptr_t found = -1;
+  for (intptr_t offset = 8; offset < kSearched; offset += 8) {
+    jlong word;
+    std::memcpy(&word, *oop_slot + offset, sizeof(word));
+    if (word != tid) continue;
+    if (found >= 0) return;  // ambiguous
+    found = offset;
+  }
+  if (found < 0) return;
+  layout->thread_state = *state;
+  layout->current_thread_handle = *handle;
+  layout->tid_in_thread = found;
+}
+
 // The frame anchor's fields (optional: without them the stack walk types fewer frames exactly).
 void learn_anchor(JavaThreadLayout* layout) {
   const std::optional<intptr_t> anchor = vm_struct_offset("JavaThread", "_anchor");
@@ -167,6 +208,9 @@ std::optional<JavaThreadLayout> probe(JNIEnv* env, std::string* why) {
   learn_anchor(&layout);
   layout.saved_exception_pc = vm_struct_offset("JavaThread", "_saved_exception_pc").value_or(-1);
   learn_java_thread_id(env, &layout);
+  const char* by_handle = std::getenv("JVMKIT_WALK_THREAD_ID_BY_HANDLE");
+  if (by_handle != nullptr && std::strcmp(by_handle, "1") == 0) layout.java_thread_id = -1;
+  if (layout.java_thread_id < 0) learn_thread_id_by_handle(env, &layout);
   // A platform thread that enables runs no continuation: the field must read 0 here.
   layout.cont_entry = vm_struct_offset("JavaThread", "_cont_entry").value_or(-1);
   if (layout.runs_continuation(env)) layout.cont_entry = -1;

@@ -54,6 +54,14 @@ struct JavaThreadLayout {
   // one is mounted (JVM_SetCurrentThread) and back to the carrier's own at unmount: monitors are
   // owned by that id since JDK 24. Absent before JDK 24.
   intptr_t java_thread_id = -1;
+  // Where there is no such field (JDK 21 to 23): the id read through the JavaThread's handle of the
+  // Java thread it runs (JavaThread::_vthread, an OopHandle: the mounted virtual thread, else the
+  // thread itself) and Thread.tid's offset inside that object, only while the thread runs Java
+  // code (JavaThread::_thread_state): no collection moves objects then. Learnt only with a
+  // collector that stores plain addresses (Serial, Parallel, G1); -1 otherwise.
+  intptr_t thread_state = -1;
+  intptr_t current_thread_handle = -1;
+  intptr_t tid_in_thread = -1;
   // Offset of JavaThread::_cont_entry, or -1 (before JDK 19): the innermost continuation entry on
   // the thread's stack, set while a continuation (a virtual thread's) is mounted.
   intptr_t cont_entry = -1;
@@ -100,15 +108,30 @@ struct JavaThreadLayout {
   }
 
   // SIGNAL SAFE. The id (Thread.threadId()) of the Java thread the current thread (ENV's) runs: the
-  // mounted virtual thread's, else its own; 0 where this JVM does not keep it (before JDK 24).
+  // mounted virtual thread's, else its own; 0 where it cannot be read: before JDK 21, and on JDK 21
+  // to 23 while the thread is outside Java code or with ZGC or Shenandoah (see thread_state).
   // Only the thread itself changes the field (mount and unmount run on it), so its handler reads the
   // value of the moment it interrupted.
   JVMKIT_SIGNAL_SAFE int64_t current_java_thread_id(JNIEnv* env) const noexcept {
-    if (java_thread_id < 0) return 0;
-    int64_t id;
-    std::memcpy(&id, reinterpret_cast<const char*>(env) - env_offset + java_thread_id, sizeof(id));
+    const char* thread = reinterpret_cast<const char*>(env) - env_offset;
+    int64_t id = 0;
+    if (java_thread_id >= 0) {
+      std::memcpy(&id, thread + java_thread_id, sizeof(id));
+      return id;
+    }
+    if (tid_in_thread < 0) return 0;
+    int32_t state;
+    std::memcpy(&state, thread + thread_state, sizeof(state));
+    if (state != kThreadInJava) return 0;
+    const char* const* handle;
+    std::memcpy(&handle, thread + current_thread_handle, sizeof(handle));
+    if (handle == nullptr || *handle == nullptr) return 0;
+    std::memcpy(&id, *handle + tid_in_thread, sizeof(id));
     return id;
   }
+  // HotSpot's JavaThreadState _thread_in_Java and _thread_in_native (the same from JDK 17 to 25).
+  static constexpr int32_t kThreadInJava = 8;
+  static constexpr int32_t kThreadInNative = 4;
 
   // SIGNAL SAFE. Whether the current thread (ENV's) runs a mounted continuation now (a virtual
   // thread): one load, as for the stack bounds.
