@@ -37,17 +37,18 @@ endfunction()
 
 find_package(Threads REQUIRED)
 
-# jvmkit_add_jdk_test(NAME <name> COMMAND <command...> [MIN_JDK <n>] [TIMEOUT <s>]
+# jvmkit_add_jdk_test(NAME <name> COMMAND <command...> [MIN_JDK <n>] [MAX_JDK <n>] [TIMEOUT <s>]
 #                     [LABELS <labels...>] [ENVIRONMENT_MODIFICATION <VAR=op:value...>] [RUN_SERIAL])
-# Adds one ctest test per JDK in JVMKIT_JDK_TAGS (of feature >= MIN_JDK), named jvm.<name>.<jdk tag>,
-# labelled jvm and <jdk tag>. COMMAND may use the placeholders @JAVA@ (that JDK's java),
-# @JDK_HOME@, @JDK_FEATURE@, @JDK_TAG@, @BINARY_DIR@ and @TEST_NAME@; the environment has
+# Adds one ctest test per JDK in JVMKIT_JDK_TAGS (of feature >= MIN_JDK, and <= MAX_JDK when given:
+# MAX_JDK 17 for a test of what the JDK does not change, e.g. a page in a browser), named
+# jvm.<name>.<jdk tag>, labelled jvm and <jdk tag>. COMMAND may use the placeholders @JAVA@ (that
+# JDK's java), @JDK_HOME@, @JDK_FEATURE@, @JDK_TAG@, @BINARY_DIR@ and @TEST_NAME@; the environment has
 # JAVA_HOME and JVMKIT_TEST_JDK (the tag) set, changed further by ENVIRONMENT_MODIFICATION (ctest's
 # test property: JVMKIT_AGENT_PATH=unset: or JVMKIT_AGENT_PATH=set:/x). Use it for tests that drive
 # java from a script.
 # RUN_SERIAL is for tests whose result depends on CPU time being available (sampling rates, bias).
 function(jvmkit_add_jdk_test)
-  cmake_parse_arguments(ARG "RUN_SERIAL" "NAME;MIN_JDK;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT_MODIFICATION" ${ARGN})
+  cmake_parse_arguments(ARG "RUN_SERIAL" "NAME;MIN_JDK;MAX_JDK;TIMEOUT" "COMMAND;LABELS;ENVIRONMENT_MODIFICATION" ${ARGN})
   if(JVMKIT_UNIT_TESTS_ONLY)
     return()
   endif()
@@ -59,7 +60,7 @@ function(jvmkit_add_jdk_test)
   endif()
   foreach(tag IN LISTS JVMKIT_JDK_TAGS)
     set(feature ${JVMKIT_JDK_FEATURE_${tag}})
-    if(feature LESS ARG_MIN_JDK)
+    if(feature LESS ARG_MIN_JDK OR (ARG_MAX_JDK AND feature GREATER ARG_MAX_JDK))
       continue()
     endif()
     set(home "${JVMKIT_JDK_HOME_${tag}}")

@@ -210,10 +210,12 @@ constexpr NativeTypesText kLabelsText[] = {
     {"/*LABELS_CHOOSE*/", "\n  setUpLabels();"},
     {"/*LABELS_VIEW*/", "\n  v = withLabels(v);"},
     {"/*LABELS_SCRIPT*/",
-     "// Request-context labels: the label frames (type 10) below the root, \"[k1=v1,k2=v2]\". labelChoice is\n"
-     "// \"\" (every sample, label frames merged away), \"*\" (label sets as root frames) or one \"k=v\".\n"
+     "// Request-context labels: the label frames (type 10) below the root, \"[k1=v1,k2=v2]\"; DATA.labels[name]\n"
+     "// is such a frame's labels, [\"k1=v1\", \"k2=v2\"] (its name cannot tell: a value may hold a comma).\n"
+     "// labelChoice is \"\" (every sample, label frames merged away), \"*\" (label sets as root frames) or one "
+     "\"k=v\".\n"
      "var labelChoice = \"\";\n"
-     "function labelsOf(name) { return name.replace(/^\\[|\\]$/g, \"\").split(\",\"); }\n"
+     "function labelsOf(name) { return DATA.labels[name] || []; }\n"
      "function setUpLabels() {\n"
      "  var select = document.getElementById(\"labels\"), seen = {}, list = [];\n"
      "  full.kids.forEach(function (k) {\n"
@@ -255,11 +257,16 @@ constexpr NativeTypesText kLabelsText[] = {
      "}\n\n"},
 };
 
-bool has_label_frames(const Profile& profile) {
+// The label frames of PROFILE that have samples, name -> their labels as "k=v", added to LABELS.
+void add_label_frames(const Profile& profile, std::map<std::string, std::vector<std::string>>* labels) {
   for (const Profile::Node& n : profile.nodes()) {
-    if (n.total > 0 && n.frame.type == FrameType::kLabels) return true;
+    if (n.total <= 0 || n.frame.type != FrameType::kLabels) continue;
+    std::vector<std::string>& texts = (*labels)[profile.methods()[n.frame.method].name];
+    if (!texts.empty()) continue;
+    if (const std::vector<Label>* of = profile.labels_of(n.frame.method)) {
+      for (const Label& l : *of) texts.push_back(l.key + "=" + l.value);
+    }
   }
-  return false;
 }
 
 bool has_native_frames(const Profile& profile) {
@@ -280,12 +287,39 @@ std::string html_text(std::span<const EventProfile> events, const RunInfo& info)
     roots.push_back(merged_tree(*e.profile, e, &names, e.cells != nullptr ? &merged_of[i] : nullptr));
     bases.push_back(e.base != nullptr ? merged_tree(*e.base, e, &names, nullptr) : MergedNode{0, 5});
   }
+  // A label frame's name joins its labels with commas, which a value may hold too: the page takes
+  // them from here. Only a page with labels has the field, so that others stay as they were.
+  // A diff's base is filtered by the same choice, so its label frames are there too; the selector
+  // itself is for a page whose profiles have labels.
+  std::map<std::string, std::vector<std::string>> label_frames;
+  for (const EventProfile& e : events) add_label_frames(*e.profile, &label_frames);
+  const bool labels = !label_frames.empty();
+  for (const EventProfile& e : events) {
+    if (labels && e.base != nullptr) add_label_frames(*e.base, &label_frames);
+  }
   std::string data = "{\"names\":[";
   for (size_t i = 0; i < names.names().size(); i++) {
     if (i > 0) data += ',';
     json_string(&data, names.names()[i]);
   }
-  data += "],\"events\":[";
+  data += ']';
+  if (labels) {
+    data += ",\"labels\":{";
+    bool first = true;
+    for (const auto& [name, texts] : label_frames) {
+      if (!first) data += ',';
+      first = false;
+      json_string(&data, name);
+      data += ":[";
+      for (size_t i = 0; i < texts.size(); i++) {
+        if (i > 0) data += ',';
+        json_string(&data, texts[i]);
+      }
+      data += ']';
+    }
+    data += '}';
+  }
+  data += ",\"events\":[";
   for (size_t i = 0; i < events.size(); i++) {
     const EventProfile& e = events[i];
     std::string text = e.description + ", " + std::to_string(e.profile->total_samples()) + " samples";
@@ -315,8 +349,6 @@ std::string html_text(std::span<const EventProfile> events, const RunInfo& info)
   bool native = false;
   for (const EventProfile& e : events) native = native || has_native_frames(*e.profile);
   for (const NativeTypesText& t : kNativeTypes) replace_all(&page, t.placeholder, native ? t.text : "");
-  bool labels = false;
-  for (const EventProfile& e : events) labels = labels || has_label_frames(*e.profile);
   for (const NativeTypesText& t : kLabelsText) replace_all(&page, t.placeholder, labels ? t.text : "");
   replace_all(&page, "/*TITLE*/", html_escape(info.title));
   size_t pos = page.find("/*DATA*/");

@@ -5,8 +5,12 @@
 //                                                phaseTwo from SWITCH_MS, epoch ms)
 //   node views.js views PAGE SHOTS                reverse view and hidden frames on truth.collapsed
 //   node views.js diff PAGE SHOTS                 the differential flame graph of diff_*.collapsed
+//   node views.js labels PAGE SHOTS               the label selector on a profile of LabelShares
+//                                                (endpoint=/a, /b, /c: 50/30/20 % of the CPU)
+//   node views.js nolabels PAGE                   a page without labels has no label selector
 // SHOTS: a folder for screenshots of each view.
 "use strict";
+const fs = require("fs");
 const puppeteer = require("puppeteer-core");
 
 let failures = 0;
@@ -159,6 +163,163 @@ async function diff(browser, file, shots) {
   check(errors.length === 0, "no script or console errors " + JSON.stringify(errors));
 }
 
+// The page's embedded data (var DATA = {...}; on one line), read here in Node so that the
+// expected trees do not come from the page's own code.
+function pageData(file) {
+  const m = /^var DATA = (.*);$/m.exec(fs.readFileSync(file, "utf8"));
+  return m ? JSON.parse(m[1]) : null;
+}
+
+// The tree the label selector must show for CHOICE, from the first event's data ([name, type,
+// total, self, kids]; the label frames, type 10, below the root, their labels in data.labels):
+// "" every sample with the label frames merged away, "*" the tree as recorded, "k=v" the samples
+// of the label sets that have it, their label frames merged away. Frames merge by name and type.
+function expectedTree(data, choice) {
+  const names = data.names, r = data.events[0].root;
+  const fresh = (name, type) => ({ name, type, total: 0, kids: new Map() });
+  const out = fresh(names[r[0]], r[1]);
+  const into = (a, to) => {
+    const key = a[1] + " " + names[a[0]];
+    if (!to.kids.has(key)) to.kids.set(key, fresh(names[a[0]], a[1]));
+    const k = to.kids.get(key);
+    k.total += a[2];
+    a[4].forEach((c) => into(c, k));
+  };
+  for (const k of r[4]) {
+    const labels = k[1] === 10 ? data.labels[names[k[0]]] || [] : null;
+    if (choice !== "" && choice !== "*" && !(labels && labels.includes(choice))) continue;
+    out.total += k[2];
+    if (labels && choice !== "*") k[4].forEach((c) => into(c, out));
+    else into(k, out);
+  }
+  return out;
+}
+
+// A tree's frames of at least 1 % of its root, as "depth type name total", sorted: what the page
+// must draw (it leaves out only frames narrower than half a pixel).
+function framesOf(tree) {
+  const out = [];
+  (function walk(n, depth) {
+    if (n.total * 100 < tree.total) return;
+    out.push(depth + " t" + n.type + " " + n.name + " " + n.total);
+    for (const k of n.kids.values()) walk(k, depth + 1);
+  })(tree, 0);
+  return out.sort();
+}
+
+// The drawn frames of at least 1 % of the drawn root (not the dimmed ancestors of a zoom), in
+// framesOf's form.
+async function drawnFrames(page) {
+  return page.$$eval("#graph .f:not(.dim)", (els) => {
+    const rows = els.map((e) => ({ depth: Math.round(parseFloat(e.style.top) / 16), type: /\bt(\d+)\b/.exec(e.className)[1],
+                                   name: e.textContent, total: Number(e.getAttribute("data-total")) }));
+    const all = rows.filter((r) => r.depth === 0).reduce((s, r) => s + r.total, 0);
+    return rows.filter((r) => r.total * 100 >= all).map((r) => r.depth + " t" + r.type + " " + r.name + " " + r.total).sort();
+  });
+}
+
+function sameFrames(drawn, expected, what) {
+  const missing = expected.filter((f) => !drawn.includes(f)), extra = drawn.filter((f) => !expected.includes(f));
+  check(missing.length === 0 && extra.length === 0 && expected.length > 3,
+        what + ": the drawn frames are the expected tree's (" + expected.length + " frames of >= 1 %" +
+        (missing.length ? "; missing " + JSON.stringify(missing.slice(0, 5)) : "") +
+        (extra.length ? "; not expected " + JSON.stringify(extra.slice(0, 5)) : "") + ")");
+}
+
+// Chooses VALUE in the label selector as a user would; false when the page did not take it.
+async function chooseLabel(page, value) {
+  await page.select("#labels", value);
+  const taken = await page.waitForFunction((v) => document.body.getAttribute("data-label") === v, { timeout: 10000 }, value)
+      .then(() => true, () => false);
+  check(taken, "the page shows the label choice \"" + value + "\" (data-label " + JSON.stringify(await body(page, "data-label")) + ")");
+  return taken;
+}
+
+async function labels(browser, file, shots) {
+  const errors = [];
+  const data = pageData(file);
+  check(data !== null, "the page embeds its data");
+  if (!data) return;
+  // Truth from the data: each label frame's samples.
+  const counts = {};
+  let labelled = 0;
+  for (const k of data.events[0].root[4]) {
+    if (k[1] !== 10) continue;
+    counts[data.names[k[0]]] = k[2];
+    labelled += k[2];
+  }
+  const all = data.events[0].root[2];
+  check(JSON.stringify(Object.keys(counts).sort()) === '["[endpoint=/a]","[endpoint=/b]","[endpoint=/c]"]',
+        "the data has the label frames of the three endpoints " + JSON.stringify(counts));
+  check(labelled >= 500 && labelled <= all, labelled + " of " + all + " samples are labelled (at least 500)");
+  check(JSON.stringify(data.labels) === JSON.stringify({ "[endpoint=/a]": ["endpoint=/a"], "[endpoint=/b]": ["endpoint=/b"],
+                                                      "[endpoint=/c]": ["endpoint=/c"] }),
+        "the data names each label frame's labels " + JSON.stringify(data.labels));
+
+  const page = await open(browser, file, errors);
+  const options = await page.$$eval("#labels option", (os) => os.map((o) => [o.value, o.textContent]));
+  check(JSON.stringify(options) === JSON.stringify([["", "all labels"], ["*", "by label set"], ["endpoint=/a", "endpoint=/a"],
+                                                    ["endpoint=/b", "endpoint=/b"], ["endpoint=/c", "endpoint=/c"]]),
+        "the selector offers all labels, by label set and the three endpoints: " + JSON.stringify(options));
+  const shown = await page.$eval("#labels", (s) => !s.hidden && s.getBoundingClientRect().width > 0 &&
+                                 s.previousElementSibling && s.previousElementSibling.id === "event");
+  check(shown, "the selector is shown, next to the event's");
+  check((await body(page, "data-label")) === "" && Number(await body(page, "data-total")) === all,
+        "by default all labels: the whole profile, " + all + " samples (" + (await body(page, "data-total")) + ")");
+  sameFrames(await drawnFrames(page), framesOf(expectedTree(data, "")), "all labels");
+  check((await drawnFrames(page)).every((f) => !/^\d+ t10 /.test(f)), "all labels: no label frame is drawn");
+  await page.screenshot({ path: shots + "/labels-all.png", fullPage: true });
+
+  // One endpoint: only its samples, under the root, without any label frame.
+  let sum = 0;
+  for (const endpoint of ["/a", "/b", "/c"]) {
+    await chooseLabel(page, "endpoint=" + endpoint);
+    const want = counts["[endpoint=" + endpoint + "]"];
+    const got = Number(await body(page, "data-total"));
+    sum += got;
+    check(got === want && got < all, "endpoint=" + endpoint + ": " + got + " samples, its label frame's " + want + " (of " + all + ")");
+    const drawn = await drawnFrames(page);
+    sameFrames(drawn, framesOf(expectedTree(data, "endpoint=" + endpoint)), "endpoint=" + endpoint);
+    const labelFrames = await page.$$eval("#graph .f", (els) => els.filter((e) => e.classList.contains("t10") || /^\[/.test(e.textContent)).length);
+    check(labelFrames === 0, "endpoint=" + endpoint + ": no label frame drawn, none of another endpoint (" + labelFrames + ")");
+    if (endpoint === "/a") await page.screenshot({ path: shots + "/labels-a.png", fullPage: true });
+  }
+  check(sum === labelled, "the three endpoints' totals add up to the labelled samples (" + sum + " of " + labelled + ")");
+
+  // The label sets as root frames, with the workload's shares.
+  await chooseLabel(page, "*");
+  check(Number(await body(page, "data-total")) === all, "by label set: the whole profile, " + all + " samples");
+  const roots = await page.$$eval("#graph .f.t10", (els) => els.filter((e) => Math.round(parseFloat(e.style.top) / 16) === 1)
+      .map((e) => [e.textContent, Number(e.getAttribute("data-total"))]));
+  check(JSON.stringify(roots.map((r) => r[0]).sort()) === '["[endpoint=/a]","[endpoint=/b]","[endpoint=/c]"]',
+        "by label set: three root label frames " + JSON.stringify(roots));
+  const truth = { "[endpoint=/a]": 0.5, "[endpoint=/b]": 0.3, "[endpoint=/c]": 0.2 };
+  const drawnSum = roots.reduce((s, r) => s + r[1], 0);
+  for (const [name, total] of roots) {
+    const share = drawnSum > 0 ? total / drawnSum : 0;
+    check(total === counts[name] && Math.abs(share - truth[name]) <= 0.05,
+          "by label set: " + name + " has " + total + " samples (data: " + counts[name] + "), a share of " + share.toFixed(3) +
+          " of the labelled ones (truth " + truth[name] + " +- 0.05)");
+  }
+  sameFrames(await drawnFrames(page), framesOf(expectedTree(data, "*")), "by label set");
+  await page.screenshot({ path: shots + "/labels-sets.png", fullPage: true });
+
+  // Back to all labels: the whole profile again.
+  await chooseLabel(page, "");
+  check(Number(await body(page, "data-total")) === all, "back to all labels: " + (await body(page, "data-total")) + " samples, all " + all);
+  sameFrames(await drawnFrames(page), framesOf(expectedTree(data, "")), "all labels again");
+  check(errors.length === 0, "no script or console errors " + JSON.stringify(errors));
+}
+
+async function nolabels(browser, file) {
+  const errors = [];
+  const page = await open(browser, file, errors);
+  check((await page.$("#labels")) === null, "a page without labels has no label selector");
+  check((await body(page, "data-labels")) === null && (await body(page, "data-label")) === null, "... and no label state");
+  check(Number(await body(page, "data-total")) > 0, "... and draws its " + (await body(page, "data-total")) + " samples");
+  check(errors.length === 0, "no script or console errors " + JSON.stringify(errors));
+}
+
 (async () => {
   const [mode, file] = process.argv.slice(2);
   const browser = await puppeteer.launch({
@@ -170,6 +331,8 @@ async function diff(browser, file, shots) {
     if (mode === "heatmap") await heatmap(browser, file, Number(process.argv[4]), process.argv[5]);
     else if (mode === "views") await views(browser, file, process.argv[4]);
     else if (mode === "diff") await diff(browser, file, process.argv[4]);
+    else if (mode === "labels") await labels(browser, file, process.argv[4]);
+    else if (mode === "nolabels") await nolabels(browser, file);
     else check(false, "unknown mode " + mode);
   } catch (e) {
     check(false, "the test broke: " + (e && e.stack ? e.stack : e));

@@ -86,6 +86,26 @@ TEST(HtmlWriter, NamesCannotCloseTheScript) {
   EXPECT_NE(page.find("\\u003c/script\\u003e\\u003cb\\u003e\\\"x\\\\"), std::string::npos);
 }
 
+// A label frame's name joins its labels with commas, and a value may hold one: the page gets each
+// label frame's labels apart, for its selector; a page without labels gets neither.
+TEST(HtmlWriter, LabelFramesCarryTheirLabels) {
+  Profile p;
+  const uint32_t m = p.add_method("app.Main.serve", "Main.java");
+  const uint32_t comma = p.add_labels_method({{"tenant", "acme,endpoint=/x"}});
+  const uint32_t two = p.add_labels_method({{"endpoint", "/a"}, {"tenant", "acme"}});
+  p.add_sample({{m, FrameType::kJit, 0}, {comma, FrameType::kLabels, 0}});
+  p.add_sample({{m, FrameType::kJit, 0}, {two, FrameType::kLabels, 0}});
+  const std::string page = html_text(p, RunInfo());
+  EXPECT_NE(page.find("\"labels\":{\"[endpoint=/a,tenant=acme]\":[\"endpoint=/a\",\"tenant=acme\"],"
+                      "\"[tenant=acme,endpoint=/x]\":[\"tenant=acme,endpoint=/x\"]}"),
+            std::string::npos)
+      << page.substr(page.find("var DATA"), 200);
+  EXPECT_NE(page.find("<select id=\"labels\""), std::string::npos);
+  const std::string plain = html_text(sample_profile(), RunInfo());
+  EXPECT_EQ(plain.find("\"labels\""), std::string::npos);
+  EXPECT_EQ(plain.find("id=\"labels\""), std::string::npos);
+}
+
 using pprof_test::decode;
 using pprof_test::Field;
 using pprof_test::gunzip;
