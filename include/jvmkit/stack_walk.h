@@ -266,6 +266,16 @@ JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void);
  * gives every case.
  * ---------------------------------------------------------------------------------------------- */
 
+/* RequestStackTrace for the calling thread (thread NULL, no ucontext), for callers that do not run
+ * in a signal handler: JVMTI event callbacks, JNI native methods. NOT async-signal-safe. The trace
+ * is the stack of the moment of the call, as for RequestStackTrace without a ucontext (biased); and
+ * where a virtual thread is mounted, whose frames HotSpot thaws lazily so that a walk of the stack
+ * sees only their top, it is the virtual thread's whole stack, taken before this returns with JVMTI
+ * GetStackTrace of the calling thread itself (docs/stack_walk.md "Virtual threads"). Returns what
+ * RequestStackTrace returns. */
+JVMKIT_WALK_EXPORT jvmtiError JvmkitRequestCurrentStackTrace(jvmtiEnv* env, jvmtiStackTraceCallbacks callbacks,
+                                                             void* user_data);
+
 /* Whether traces of mounted virtual threads go on below the continuation's entry with the
  * carrier's frames (enterSpecial, VirtualThread.runContinuation, the scheduler's): JNI_FALSE by
  * default. The thread stays the virtual thread. May be called at any time, from any thread (not a

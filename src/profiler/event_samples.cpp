@@ -84,7 +84,8 @@ void pause_for(int64_t ns) {
 
 jvmtiError request_waiting_for_a_slot(jvmtiEnv* jvmti, const jvmtiStackTraceCallbacks& callbacks, void* user_data,
                                       AtomicCounts& counts) {
-  jvmtiError error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, user_data);
+  // Normal context (JVMTI callbacks, Unsafe.park's wrapper): a virtual thread's whole stack.
+  jvmtiError error = JvmkitRequestCurrentStackTrace(jvmti, callbacks, user_data);
   if (error != JVMTI_ERROR_OUT_OF_MEMORY) return error;
   counts.waited.fetch_add(1, std::memory_order_relaxed);
   int64_t waited_ns = 0;
@@ -93,7 +94,7 @@ jvmtiError request_waiting_for_a_slot(jvmtiEnv* jvmti, const jvmtiStackTraceCall
     counts.retried.fetch_add(1, std::memory_order_relaxed);
     pause_for(pause);
     waited_ns += pause;
-    error = RequestStackTrace(jvmti, nullptr, nullptr, callbacks, user_data);
+    error = JvmkitRequestCurrentStackTrace(jvmti, callbacks, user_data);
   }
   counts.waited_ns.fetch_add(waited_ns, std::memory_order_relaxed);
   return error;

@@ -58,6 +58,15 @@ JVMKIT_WALK_EXPORT jboolean JvmkitCurrentTraceServedLater(void) { return jvmkit:
 
 JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void) { return jvmkit::walk::current_trace_time(); }
 
+JVMKIT_WALK_EXPORT jvmtiError JvmkitRequestCurrentStackTrace(jvmtiEnv* env, jvmtiStackTraceCallbacks callbacks,
+                                                             void* user_data) {
+  if (env == nullptr) {
+    counters().count_rejected(JVMKIT_REJECT_NULL_ARGUMENT);
+    return JVMTI_ERROR_NULL_POINTER;
+  }
+  return Library::instance().request_current_now(callbacks, user_data);
+}
+
 JVMKIT_WALK_EXPORT jvmtiError JvmkitSetCarrierFrames(jboolean include) {
   jvmkit::walk::set_carrier_frames(include != JNI_FALSE);
   return JVMTI_ERROR_NONE;

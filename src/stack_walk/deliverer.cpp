@@ -89,6 +89,9 @@ void Deliverer::deliver(JNIEnv* jni, Request& request, uint64_t ticket) {
       jobject virtual_thread = thread != nullptr ? virtual_.virtual_of(jni, thread, request.java_thread_id) : nullptr;
       if (thread == nullptr) {
         fail(jni, request, nullptr, JVMKIT_FAILURE_THREAD_ENDED);
+      } else if (virtual_thread != nullptr && !virtual_.waits_unmounted(jni, virtual_thread, true)) {
+        // Its stack is asked of JVMTI only while it waits unmounted (virtual_threads.hpp).
+        fail(jni, request, virtual_thread, JVMKIT_FAILURE_NOT_WALKABLE);
       } else {
         deliver_biased(jni, request, virtual_thread != nullptr ? virtual_thread : thread);
       }
@@ -175,8 +178,8 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
     return;
   }
   // A mounted virtual thread's trace is its own: its thread, its frames (virtual_threads.hpp).
-  const VirtualSplit virt =
-      virtual_.split(jni, thread_ref, request.java_thread_id, request.frames, depth.count, depth.truncated);
+  const VirtualSplit virt = virtual_.split(jni, thread_ref, request.java_thread_id, request.frames, depth.count,
+                                           depth.truncated, request.own_stack);
   const jint count = virt.frames;
   // Decide the outcome before beginStackTrace: pin every declaring class (once per method).
   jvmkitFailureReason reason = virt.in_entry ? JVMKIT_FAILURE_NO_JAVA_FRAMES : JVMKIT_FAILURE_REASON_COUNT;
@@ -233,7 +236,8 @@ void Deliverer::deliver_captured(JNIEnv* jni, Request& request, uint64_t ticket)
   // request without a ucontext: the JEP calls every such trace biased, though it is the stack of the
   // moment of the request (the thread stood at a call, where debug records are exact).
   // And where nothing proves the trace whole (see check_complete).
-  const bool biased = request.coarse_top || request.at_call || unproven || frozen > 0;
+  // A virtual thread's trace that lost its frozen frames is not whole, completed or not.
+  const bool biased = request.coarse_top || request.at_call || unproven || virt.frozen_missing;
   const bool truncated = depth.truncated || frozen_cut;
   if (virt.id != 0) {
     set_trace_virtual(virt.id, jni->NewLocalRef(thread_ref));

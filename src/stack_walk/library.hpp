@@ -19,6 +19,7 @@
 #include <jvmti.h>
 
 #include "stack_walk/code_map.hpp"
+#include "stack_walk/current_thread_request.hpp"
 #include "stack_walk/deliverer.hpp"
 #include "stack_walk/delivery_thread.hpp"
 #include "stack_walk/fallback_frame_types.hpp"
@@ -42,6 +43,9 @@ class Library {
   jvmtiError request_thread(jthread thread, void* ucontext, const jvmtiStackTraceCallbacks& callbacks, void* user_data,
                             const NativeAsk* native = nullptr);
   jvmtiError set_native_frames(jint mode) { return session_.set_native_frames(mode); }
+  jvmtiError request_current_now(const jvmtiStackTraceCallbacks& callbacks, void* user_data) {
+    return request_current_thread_now(env_, callbacks, user_data);
+  }
 
   // For the own environment's event callbacks.
   Session& session() { return session_; }

@@ -56,6 +56,7 @@ struct Request {
   uintptr_t pc;     // kCaptured: interrupted PC and SP, from the ucontext (at_call: the last Java frame's)
   uintptr_t sp;
   bool at_call;               // kCaptured without a ucontext: the stack at the request, from the last Java frame
+  bool own_stack;             // kCaptured: a virtual thread's own frames, from JVMTI (current_thread_request.hpp)
   bool coarse_top;            // kCaptured: the interrupted PC is in an nmethod with coarse debug info
   Completeness completeness;  // kCaptured: the capture's proof that the trace is the whole stack
   int physical_count;         // kCaptured: physical frames found from the top (frame types)
@@ -84,6 +85,7 @@ struct Request {
     pc = 0;
     sp = 0;
     at_call = false;
+    own_stack = false;
     coarse_top = false;
     completeness = Completeness::kUnchecked;
     physical_count = 0;

@@ -1,6 +1,7 @@
 #include "stack_walk/virtual_threads.hpp"
 
 #include <cstring>
+#include <iterator>
 
 namespace jvmkit::walk {
 
@@ -38,6 +39,16 @@ jmethodID find_continuation_method(JNIEnv* jni, jvmtiEnv* jvmti, const char* wan
 }
 
 // HotSpot's extension function that names the virtual thread a carrier runs, or nullptr.
+// A static int constant of KLASS (VirtualThread's states), or FALLBACK when it has none.
+jint static_int(JNIEnv* jni, jclass klass, const char* name, jint fallback) {
+  jfieldID field = jni->GetStaticFieldID(klass, name, "I");
+  if (field == nullptr) {
+    clear_exception(jni);
+    return fallback;
+  }
+  return jni->GetStaticIntField(klass, field);
+}
+
 void* find_get_virtual_thread(jvmtiEnv* jvmti) {
   jint count = 0;
   jvmtiExtensionFunctionInfo* functions = nullptr;
@@ -77,8 +88,31 @@ void VirtualThreads::prepare(JNIEnv* jni, jvmtiEnv* jvmti) {
   clear_exception(jni);
   if (virtual_class != nullptr) {
     virtual_class_ = static_cast<jclass>(jni->NewGlobalRef(virtual_class));
+    learn_states(jni, virtual_class);
     jni->DeleteLocalRef(virtual_class);
   }
+}
+
+void VirtualThreads::learn_states(JNIEnv* jni, jclass virtual_class) {
+  state_ = jni->GetFieldID(virtual_class, "state", "I");
+  clear_exception(jni);
+  suspended_bit_ = static_int(jni, virtual_class, "SUSPENDED", 0);
+  const char* const waiting[] = {"PARKED", "TIMED_PARKED", "BLOCKED", "WAIT", "TIMED_WAIT"};
+  for (size_t i = 0; i < std::size(waiting); i++) waiting_states_[i] = static_int(jni, virtual_class, waiting[i], -1);
+  const char* const going[] = {"PARKING", "TIMED_PARKING", "BLOCKING", "WAITING", "TIMED_WAITING"};
+  for (size_t i = 0; i < std::size(going); i++) going_states_[i] = static_int(jni, virtual_class, going[i], -1);
+}
+
+bool VirtualThreads::waits_unmounted(JNIEnv* jni, jobject virtual_thread, bool going) const {
+  if (state_ == nullptr || virtual_thread == nullptr) return false;
+  const auto in = [](jint state, const jint(&states)[5]) {
+    for (jint s : states) {
+      if (s >= 0 && state == s) return true;
+    }
+    return false;
+  };
+  const jint state = jni->GetIntField(virtual_thread, state_) & ~suspended_bit_;
+  return in(state, waiting_states_) || (going && in(state, going_states_));
 }
 
 void VirtualThreads::reset(JNIEnv* jni) {
@@ -100,10 +134,16 @@ jlong VirtualThreads::thread_id(JNIEnv* jni, jobject thread) {
 }
 
 VirtualSplit VirtualThreads::split(JNIEnv* jni, jobject carrier, int64_t java_thread_id,
-                                   const hotspot::AsgctFrame* frames, jint count, bool truncated) {
+                                   const hotspot::AsgctFrame* frames, jint count, bool truncated, bool own_stack) {
   VirtualSplit split;
   split.frames = count;
   if (java_thread_id == 0 || enter_special_ == nullptr || java_thread_id == thread_id(jni, carrier)) return split;
+  if (own_stack) {
+    split.id = java_thread_id;
+    split.own = count;
+    split.thread = find(jni, carrier, java_thread_id);
+    return split;
+  }
   // A virtual thread ran. Its frames are those above the continuation's entry; where there is none
   // in the walk, the sample fell into the mount or unmount, on the carrier's frames (unless the
   // walk stopped at the depth limit above the entry).
@@ -124,8 +164,8 @@ VirtualSplit VirtualThreads::split(JNIEnv* jni, jobject carrier, int64_t java_th
 
 jint VirtualThreads::frozen_frames(JNIEnv* jni, jobject virtual_thread, jmethodID bottom, jvmtiFrameInfo* buffer,
                                    jint room, bool* cut) {
-  (void)jni;
   *cut = false;
+  if (!waits_unmounted(jni, virtual_thread, true)) return 0;
   jint n = 0;
   if (jvmti_->GetStackTrace(virtual_thread, 0, room + 1, buffer, &n) != JVMTI_ERROR_NONE) return 0;
   // The walk's last frame, where it is now: the first one of its method from the top. (In a

@@ -16,10 +16,13 @@
 //     frame is copied back to the stack at each mount, with a return barrier below it that thaws
 //     the next one when it returns. AsyncGetCallTrace goes from that barrier straight to
 //     enterSpecial, so the frames still frozen (in the heap) are missing from the walk: the frame
-//     above enterSpecial is then not Continuation.enter, the continuation's first. The delivery
-//     completes such a trace from the virtual thread's stack at delivery (JVMTI GetStackTrace,
-//     which walks the frozen frames): the frames below the walk's last one, where that method is
-//     still on the stack. Such a trace is biased (its lower part is of a later moment).
+//     above enterSpecial is then not Continuation.enter, the continuation's first. Such a trace is
+//     biased (not whole). The delivery completes it from the virtual thread's stack at delivery
+//     (JVMTI GetStackTrace, which walks the frozen frames: the frames below the walk's last one,
+//     where that method is still on the stack) only when the thread then waits, or is on its way
+//     to wait (parked, blocked, in Object.wait): JVMTI GetStackTrace of a virtual thread that runs
+//     and yields meanwhile crashed HotSpot 25 (vframeStream in JvmtiEnvBase::get_vthread_jvf,
+//     about once in 70,000 calls on threads that yield without pause).
 // A virtual thread started before a live-phase Enable that unmounted before its sample's delivery,
 // and was not met mounted before, cannot be named: the trace keeps its own frames and is reported for the carrier
 // (counted, see JvmkitGetStackWalkCounters), and JvmkitCurrentVirtualThreadId still gives its id.
@@ -70,8 +73,9 @@ class VirtualThreads {
   // The virtual thread part of a trace of CARRIER whose capture read JAVA_THREAD_ID (0: unknown)
   // and took COUNT frames (TRUNCATED: the walk stopped at the depth limit, so enterSpecial may lie
   // below).
+  // OWN_STACK: the frames are the virtual thread's own, whole (taken with JVMTI, no entry frame).
   VirtualSplit split(JNIEnv* jni, jobject carrier, int64_t java_thread_id, const hotspot::AsgctFrame* frames,
-                     jint count, bool truncated);
+                     jint count, bool truncated, bool own_stack = false);
 
   // The virtual thread with ID (a local ref), or nullptr; CARRIER is the thread it was sampled on
   // (asked when the cache does not know ID).
@@ -84,17 +88,27 @@ class VirtualThreads {
   // ROOM; *CUT when more were left out. 0 when BOTTOM's method is no longer on its stack.
   jint frozen_frames(JNIEnv* jni, jobject virtual_thread, jmethodID bottom, jvmtiFrameInfo* buffer, jint room,
                      bool* cut);
+  // Whether VIRTUAL_THREAD waits unmounted now (VirtualThread.state PARKED, TIMED_PARKED, BLOCKED,
+  // WAIT or TIMED_WAIT), or with GOING also is on its way there (PARKING, BLOCKING, WAITING...: a
+  // request it made as it began to wait, delivered at once): the states in which jvmkit asks JVMTI
+  // for its stack (see above). Never while it runs, yields or mounts.
+  bool waits_unmounted(JNIEnv* jni, jobject virtual_thread, bool going = false) const;
   // Whether THREAD is a virtual thread (java.lang.VirtualThread's instance); false on JDK 17.
   bool is_virtual(JNIEnv* jni, jobject thread) const;
 
  private:
   using GetVirtualThreadFn = jvmtiError(JNICALL*)(jvmtiEnv*, ...);
   jlong thread_id(JNIEnv* jni, jobject thread);
+  void learn_states(JNIEnv* jni, jclass virtual_class);
 
   VirtualThreadTable& table_;
   jvmtiEnv* jvmti_ = nullptr;
   jmethodID enter_special_ = nullptr;
-  jmethodID continuation_enter_ = nullptr;  // Continuation.enter, a continuation's first frame
+  jmethodID continuation_enter_ = nullptr;         // Continuation.enter, a continuation's first frame
+  jfieldID state_ = nullptr;                       // VirtualThread.state
+  jint suspended_bit_ = 0;                         // VirtualThread.SUSPENDED, or'ed into the state
+  jint waiting_states_[5] = {-1, -1, -1, -1, -1};  // the states of waits_unmounted, -1 where absent
+  jint going_states_[5] = {-1, -1, -1, -1, -1};    // the states on the way to them
   jfieldID tid_ = nullptr;
   GetVirtualThreadFn get_virtual_thread_ = nullptr;
   jclass virtual_class_ = nullptr;  // global ref to java.lang.VirtualThread, or nullptr

@@ -86,8 +86,8 @@ jvmtiExtensionFunction as_extension(F f) {
 
 // JVMTI's parameter types have no struct passed by value: RequestStackTrace's callbacks are listed
 // as kind IN of type CVOID, and the description gives the C prototype to cast the pointer to.
-const std::array<Function, 18>& functions() {
-  static const std::array<Function, 18> table = {{
+const std::array<Function, 19>& functions() {
+  static const std::array<Function, 19> table = {{
       {as_extension(&RequestStackTrace),
        "com.sun.hotspot.functions.RequestStackTrace",
        "jvmtiError RequestStackTrace(jvmtiEnv* env, jthread* thread, void* ucontext, jvmtiStackTraceCallbacks "
@@ -189,6 +189,14 @@ const std::array<Function, 18>& functions() {
        "(jvmkit/stack_walk_native.h).",
        {{"counters", JVMTI_KIND_OUT_BUF, JVMTI_TYPE_CVOID, false}},
        {}},
+      {as_extension(&JvmkitRequestCurrentStackTrace),
+       "jvmkit.functions.RequestCurrentStackTrace",
+       "jvmtiError RequestCurrentStackTrace(jvmtiEnv* env, jvmtiStackTraceCallbacks callbacks, void* user_data): "
+       "JvmkitRequestCurrentStackTrace (jvmkit/stack_walk.h), the calling thread's stack from normal context "
+       "(callbacks by value); not async-signal-safe.",
+       {{"callbacks", JVMTI_KIND_IN, JVMTI_TYPE_CVOID, false},
+        {"user_data", JVMTI_KIND_IN_PTR, JVMTI_TYPE_CVOID, true}},
+       {JVMTI_ERROR_NOT_AVAILABLE}},
       {as_extension(&set_carrier_frames),
        "jvmkit.functions.SetCarrierFrames",
        "jvmtiError SetCarrierFrames(jvmtiEnv* env, jboolean include): JvmkitSetCarrierFrames "
