@@ -262,8 +262,11 @@ JVMKIT_WALK_EXPORT jlong JvmkitCurrentTraceTime(void);
  * entry (jdk.internal.vm.Continuation.enterSpecial). On JDK 21 to 23 the same holds for a sample
  * that interrupted Java code with the Serial, Parallel or G1 collector; other traces taken while
  * a virtual thread was mounted are the carrier's, with every frame (the virtual thread's,
- * enterSpecial, the carrier's). On JDK 17 there are none. docs/stack_walk.md, "Virtual threads",
- * gives every case.
+ * enterSpecial, the carrier's). The frames HotSpot has not thawed back onto the stack yet are read
+ * from the continuation's stack chunks in the heap when the sample interrupted Java code with the
+ * Serial, Parallel or G1 collector (the trace is whole); elsewhere they are completed at delivery
+ * only where the virtual thread then waits, and the trace is biased. On JDK 17 there are no
+ * virtual threads. docs/stack_walk.md, "Virtual threads", gives every case.
  * ---------------------------------------------------------------------------------------------- */
 
 /* RequestStackTrace for the calling thread (thread NULL, no ucontext), for callers that do not run
@@ -356,6 +359,8 @@ typedef struct {
                               still gives its id) */
   jlong virtual_completed; /* ... whose frames below the part HotSpot had thawed (copied back to the
                               stack) come from the virtual thread's stack at delivery: biased */
+  jlong virtual_frozen;    /* captures of a mounted virtual thread that read the frames HotSpot had
+                              not thawed from the continuation's stack chunks in the heap */
 } jvmkitStackWalkCounters;
 
 /* Copies the counters, totals since the library was loaded (they survive Disable/Enable cycles),

@@ -110,8 +110,9 @@ std::string report_text(const ReportInput& in) {
   if (c.virtual_traces > 0) {
     std::snprintf(line, sizeof(line),
                   "jvmkit profiler: virtual threads: %lld traces, %lld of them reported for the carrier "
-                  "(the virtual thread had unmounted and was not known)\n",
-                  static_cast<long long>(c.virtual_traces), static_cast<long long>(c.virtual_unnamed));
+                  "(the virtual thread had unmounted and was not known); frozen frames read in %lld\n",
+                  static_cast<long long>(c.virtual_traces), static_cast<long long>(c.virtual_unnamed),
+                  static_cast<long long>(c.virtual_frozen));
     out += line;
   }
   if (in.signal_event && !in.top.empty()) {

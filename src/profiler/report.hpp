@@ -38,6 +38,7 @@ struct SampleCounts {
   // (reported for the carrier), all events (JvmkitGetStackWalkCounters).
   int64_t virtual_traces = 0;
   int64_t virtual_unnamed = 0;
+  int64_t virtual_frozen = 0;  // of them, captures that read frozen frames from the heap
 };
 
 // The report's block of a JVM event (alloc, lock): its source, its requests' outcomes and its top

@@ -19,6 +19,7 @@ void add_failure_and_drop_reasons(SampleCounts* counts) {
   }
   counts->virtual_traces = walk.virtual_threads;
   counts->virtual_unnamed = walk.virtual_unnamed;
+  counts->virtual_frozen = walk.virtual_frozen;
 }
 
 void add_recovery(SampleCounts* counts) {

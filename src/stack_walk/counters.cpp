@@ -21,6 +21,7 @@ void Counters::snapshot(jvmkitStackWalkCounters* out) const noexcept {
   out->virtual_threads = virtual_threads.load(std::memory_order_relaxed);
   out->virtual_unnamed = virtual_unnamed.load(std::memory_order_relaxed);
   out->virtual_completed = virtual_completed.load(std::memory_order_relaxed);
+  out->virtual_frozen = virtual_frozen.load(std::memory_order_relaxed);
   for (int i = 0; i < JVMKIT_FAILURE_REASON_COUNT; i++) {
     out->failed_by_reason[i] = failed_by_reason[i].load(std::memory_order_relaxed);
   }

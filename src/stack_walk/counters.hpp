@@ -29,6 +29,7 @@ struct Counters {
   std::atomic<int64_t> virtual_threads{0};    // delivered traces of mounted virtual threads
   std::atomic<int64_t> virtual_unnamed{0};    // ... reported for the carrier: the virtual thread was not found
   std::atomic<int64_t> virtual_completed{0};  // ... whose frozen frames came from its stack at delivery
+  std::atomic<int64_t> virtual_frozen{0};     // captures that read a virtual thread's frozen frames
 
   JVMKIT_SIGNAL_SAFE void count_accepted() noexcept {
     accepted.fetch_add(1, std::memory_order_relaxed);
@@ -53,6 +54,7 @@ struct Counters {
     if (!named) virtual_unnamed.fetch_add(1, std::memory_order_relaxed);
   }
   void count_virtual_completed() noexcept { virtual_completed.fetch_add(1, std::memory_order_relaxed); }
+  JVMKIT_SIGNAL_SAFE void count_virtual_frozen() noexcept { virtual_frozen.fetch_add(1, std::memory_order_relaxed); }
   JVMKIT_SIGNAL_SAFE void count_failed(jvmkitFailureReason reason) noexcept {
     failed_by_reason[reason].fetch_add(1, std::memory_order_relaxed);
     failed.fetch_add(1, std::memory_order_relaxed);

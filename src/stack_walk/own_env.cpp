@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "hotspot/continuation_layout.hpp"
 #include "hotspot/jvmti_capabilities.hpp"
 #include "hotspot/vm_flags.hpp"
 #include "stack_walk/library.hpp"
@@ -75,6 +76,7 @@ void JNICALL OnThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
 void JNICALL OnThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread) { Library::instance().threads().end(jni, published_now()); }
 
 void JNICALL OnVirtualThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
+  hotspot::confirm_continuation_layout(jni, thread);
   Library::instance().virtual_threads().started(jni, thread);
 }
 void JNICALL OnVirtualThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {

@@ -3,6 +3,9 @@
 #include <cstring>
 #include <iterator>
 
+#include "hotspot/continuation_layout.hpp"
+#include "stack_walk/signal/capture.hpp"
+
 namespace jvmkit::walk {
 
 namespace {
@@ -79,6 +82,11 @@ void VirtualThreads::prepare(JNIEnv* jni, jvmtiEnv* jvmti) {
   jvmti_ = jvmti;
   enter_special_ = find_continuation_method(jni, jvmti, "enterSpecial");
   continuation_enter_ = find_continuation_method(jni, jvmti, "enter");
+  // The capture walks a mounted virtual thread's frozen frames where HotSpot's layout is known.
+  if (enter_special_ != nullptr && continuation_enter_ != nullptr && hotspot::learn_continuation_layout(jni, nullptr)) {
+    capture_state().continuation_enter.store(continuation_enter_, std::memory_order_release);
+    capture_state().enter_special.store(enter_special_, std::memory_order_release);
+  }
   get_virtual_thread_ = reinterpret_cast<GetVirtualThreadFn>(find_get_virtual_thread(jvmti));
   jclass thread_class = jni->FindClass("java/lang/Thread");
   tid_ = thread_class != nullptr ? jni->GetFieldID(thread_class, "tid", "J") : nullptr;

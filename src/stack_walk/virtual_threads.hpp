@@ -15,9 +15,10 @@
 //     (JvmkitSetCarrierFrames). HotSpot thaws a continuation lazily: past a small size only its top
 //     frame is copied back to the stack at each mount, with a return barrier below it that thaws
 //     the next one when it returns. AsyncGetCallTrace goes from that barrier straight to
-//     enterSpecial, so the frames still frozen (in the heap) are missing from the walk: the frame
-//     above enterSpecial is then not Continuation.enter, the continuation's first. Such a trace is
-//     biased (not whole). The delivery completes it from the virtual thread's stack at delivery
+//     enterSpecial; the capture reads the frames still frozen from the heap where it safely can
+//     (signal/x64/frozen_frames.hpp) and puts them in between. Where it cannot, the frame above
+//     enterSpecial is not Continuation.enter, the continuation's first: such a trace is biased
+//     (not whole). The delivery completes it from the virtual thread's stack at delivery
 //     (JVMTI GetStackTrace, which walks the frozen frames: the frames below the walk's last one,
 //     where that method is still on the stack) only when the thread then waits, or is on its way
 //     to wait (parked, blocked, in Object.wait): JVMTI GetStackTrace of a virtual thread that runs

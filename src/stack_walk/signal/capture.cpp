@@ -2,7 +2,8 @@
 // handler. It may call: atomics, pthread_getspecific, HotSpot's AsyncGetCallTrace, JavaVM::GetEnv
 // (a thread-local read, only once HotSpot's pthread key says the thread is attached), three loads
 // from the current thread's JavaThread (its stack bounds and its current Java thread id, through
-// the layout checked at Enable),
+// the layout checked at Enable), the walk of a mounted virtual thread's frozen frames in the heap
+// (signal/x64/frozen_frames.hpp),
 // and the futex wake-up of RequestPool::publish. It may NOT call: malloc/free/new, any
 // lock, JNI or JVMTI functions, stdio, or anything else that is not async-signal-safe. It does
 // not touch errno-visible state beyond the wake-up syscall. Time is bounded by ASGCT's walk of at
@@ -24,6 +25,7 @@
 #include "stack_walk/signal/native_capture.hpp"
 #include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/frame.hpp"
+#include "stack_walk/signal/x64/frozen_frames.hpp"
 #include "stack_walk/signal/x64/recovery.hpp"
 
 #ifdef JVMKIT_WALK_TEST_HOOKS
@@ -97,6 +99,21 @@ JVMKIT_SIGNAL_SAFE jvmtiError reject(jvmkitRejectReason reason, jvmtiError error
 
 namespace {
 
+// A mounted virtual thread's frames still frozen in the heap, put into its trace
+// (signal/x64/frozen_frames.hpp).
+JVMKIT_SIGNAL_SAFE void add_frozen_frames(const CaptureState& state, JNIEnv* jni, const CodeSnapshotCell& code_map,
+                                          jint depth, Request* request) noexcept {
+  const ContinuationMethods methods{state.enter_special.load(std::memory_order_acquire),
+                                    state.continuation_enter.load(std::memory_order_acquire)};
+  if (methods.enter_special == nullptr || request->num_frames <= 0) return;
+  CodeSnapshotCell::Reader reader(code_map);
+  if (const CodeSnapshot* code = reader.get()) {
+    if (insert_frozen_frames(*code, methods, jni, request->pc, request->frames, &request->num_frames, depth) > 0) {
+      counters().count_virtual_frozen();
+    }
+  }
+}
+
 // The Java part of a current-thread request (JNI: the thread's JNIEnv).
 JVMKIT_SIGNAL_SAFE void capture_java(const CaptureState& state, RequestPool::Producer* pool, JNIEnv* jni,
                                      void* ucontext, Request* request, EntriesOut* entries) noexcept {
@@ -118,6 +135,7 @@ JVMKIT_SIGNAL_SAFE void capture_java(const CaptureState& state, RequestPool::Pro
     request->num_frames = capture_with_recovery(
         asgct, jni, ucontext, request->frames, depth, *code_map, stack_top_for(jni, request->sp), request->physical,
         &request->physical_count, &request->coarse_top, &request->completeness, entries);
+    add_frozen_frames(state, jni, *code_map, depth, request);
   } else {
     hotspot::AsgctTrace trace{jni, 0, request->frames};
     asgct(&trace, depth, ucontext);

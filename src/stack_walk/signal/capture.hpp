@@ -33,6 +33,11 @@ struct CaptureState {
   // set once the code cache exists), or nullptr.
   std::atomic<const uintptr_t*> code_heap_low{nullptr};
   std::atomic<const uintptr_t*> code_heap_high{nullptr};
+  // Continuation.enterSpecial and Continuation.enter (JDK 21+, set once by the delivery thread), or
+  // nullptr: where a mounted virtual thread's frames still frozen in the heap belong in its trace
+  // (signal/x64/frozen_frames.hpp).
+  std::atomic<jmethodID> enter_special{nullptr};
+  std::atomic<jmethodID> continuation_enter{nullptr};
 };
 
 JVMKIT_SIGNAL_SAFE CaptureState& capture_state() noexcept;
