@@ -38,7 +38,7 @@ struct ChunkStack {
   uintptr_t sp = 0;      // its youngest frame
   uintptr_t end = 0;     // the end of its frames (StackChunk.bottom)
   uintptr_t limit = 0;   // the end of its stack (StackChunk.size): nothing above is read
-  uintptr_t parent = 0;  // the next chunk, or 0
+  uintptr_t parent = 0;  // the next chunk, or 0 (not checked yet: chunk_stack checks it)
 };
 
 struct ContinuationLayout {
@@ -83,7 +83,8 @@ struct ContinuationLayout {
     out.sp = stack + 8 * static_cast<uintptr_t>(top);
     out.end = stack + 8 * static_cast<uintptr_t>(end);
     out.limit = stack + 8 * static_cast<uintptr_t>(words);
-    out.parent = reference(chunk, parent);
+    // As stored: one outside the heap is a chunk the next call refuses, not the end of the chunks.
+    out.parent = decoded(chunk, parent);
     return out;
   }
 
@@ -94,15 +95,15 @@ struct ContinuationLayout {
   JVMKIT_SIGNAL_SAFE bool in_heap(uintptr_t address, uintptr_t bytes) const noexcept {
     return address != 0 && (address & 7) == 0 && address >= heap_lo && address < heap_hi && bytes <= heap_hi - address;
   }
-  // The reference field at OBJECT + OFFSET, decoded; 0 when null or outside the heap.
+  // The reference field at OBJECT + OFFSET, decoded (0: null).
+  JVMKIT_SIGNAL_SAFE uintptr_t decoded(uintptr_t object, intptr_t offset) const noexcept {
+    if (!narrow) return load(object + offset);
+    const uint32_t value = static_cast<uint32_t>(load32(object + offset));
+    return value == 0 ? 0 : narrow_base + (static_cast<uintptr_t>(value) << narrow_shift);
+  }
+  // The same, 0 also when it lies outside the heap.
   JVMKIT_SIGNAL_SAFE uintptr_t reference(uintptr_t object, intptr_t offset) const noexcept {
-    uintptr_t address;
-    if (narrow) {
-      const uint32_t value = static_cast<uint32_t>(load32(object + offset));
-      address = value == 0 ? 0 : narrow_base + (static_cast<uintptr_t>(value) << narrow_shift);
-    } else {
-      address = load(object + offset);
-    }
+    const uintptr_t address = decoded(object, offset);
     return in_heap(address, 8) ? address : 0;
   }
   JVMKIT_SIGNAL_SAFE static uintptr_t load(uintptr_t address) noexcept {

@@ -4,9 +4,11 @@
 # its own user and system time (/proc/thread-self/stat), the truth.
 #  - event=cpu (perf task-clock), collapsed with ann: the share of the main thread's samples with
 #    kernel frames (_[K]) is the system share within 0.08; each such stack has its kernel frames at
-#    the leaf end, the syscall's entry rootmost among them, named from /proc/kallsyms (no
-#    "[kernel]"), under libc's read below FileInputStream.readBytes; the report counts them and
-#    the signals that found no sample of their own (<= 1 %);
+#    the leaf end, a kernel entry rootmost among them (99 %: the syscall's, or an interrupt's or
+#    exception's, asm_*: a busy machine's timer interrupts land in the Java loop too), named from
+#    /proc/kallsyms (no "[kernel]"); those entered by a syscall lie under libc's read below
+#    FileInputStream.readBytes (90 %); the report counts them and the signals that found no
+#    sample of their own (<= 1 %);
 #  - event=wall: no kernel frame, and the report says why, once;
 #  - as an unprivileged user (when this runs as root and perf_event_paranoid >= 2): the kernel
 #    refuses kernel call chains; the report says so, the stacks stay user space only.
@@ -17,12 +19,12 @@ rm -rf "$outdir" && mkdir -p "$outdir"
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# profile NAME OPTIONS [RUNNER...]: KernelTime 3 under the agent; stdout in NAME.out, the report in NAME.log.
+# profile NAME OPTIONS [RUNNER...]: KernelTime 2 (CPU seconds) under the agent; stdout in NAME.out, the report in NAME.log.
 profile() {
   local name=$1 options=$2
   shift 2
-  echo "+ $* $java -agentpath:$agent=$options -cp $classes jvmkit.test.profiler.KernelTime 3"
-  "$@" "$java" "-agentpath:$agent=$options" -cp "$classes" jvmkit.test.profiler.KernelTime 3 \
+  echo "+ $* $java -agentpath:$agent=$options -cp $classes jvmkit.test.profiler.KernelTime 2"
+  "$@" "$java" "-agentpath:$agent=$options" -cp "$classes" jvmkit.test.profiler.KernelTime 2 \
     >"$outdir/$name.out" 2>"$outdir/$name.log" || { cat "$outdir/$name.log"; fail "$name: the profiled program failed"; }
   grep '^jvmkit profiler: native\|^jvmkit profiler: cpu\|^jvmkit profiler: wall' "$outdir/$name.log" | cut -c1-240
   cat "$outdir/$name.out"
@@ -32,8 +34,9 @@ profile() {
 profile cpu "interval=1ms,cstack=native,ann,threads,file=$outdir/cpu.collapsed"
 read -r user system < <(sed -n -E 's/^kernel truth: user ([0-9]+) ticks, system ([0-9]+) ticks.*/\1 \2/p' "$outdir/cpu.out")
 # Per main-thread line: its samples; with kernel frames; kernel frames only at the leaf end; the
-# rootmost kernel frame a syscall entry; unnamed kernel frames; under read below readBytes.
-read -r main with_kernel leafward entry unnamed under_read < <(awk '
+# rootmost kernel frame a kernel entry; of them a syscall entry; unnamed kernel frames; syscall
+# entries under read below readBytes.
+read -r main with_kernel leafward entry syscall unnamed under_read < <(awk '
   /^\[main tid=/ {
     n = $NF; stack = substr($0, 1, length($0) - length(n) - 1); k = split(stack, f, ";"); main += n
     first = 0; for (i = 1; i <= k; i++) if (f[i] ~ /_\[K\]$/) { first = i; break }
@@ -41,13 +44,16 @@ read -r main with_kernel leafward entry unnamed under_read < <(awk '
     with_kernel += n
     ok = 1; for (i = first; i <= k; i++) if (f[i] !~ /_\[K\]$/) ok = 0
     if (ok) leafward += n
-    if (f[first] ~ /^entry_SYSCALL_64/) entry += n
+    if (f[first] ~ /^(entry_SYSCALL_64|asm_)/) entry += n
     for (i = first; i <= k; i++) if (f[i] == "[kernel]_[K]") { unnamed += n; break }
+    if (f[first] !~ /^entry_SYSCALL_64/) next
+    syscall += n
     if (first > 2 && f[first - 1] ~ /^(__)?(libc_)?read$/) for (i = 1; i < first; i++) if (f[i] == "java.io.FileInputStream.readBytes_[n]") { under_read += n; break }
   }
-  END { print main + 0, with_kernel + 0, leafward + 0, entry + 0, unnamed + 0, under_read + 0 }' "$outdir/cpu.collapsed")
+  END { print main + 0, with_kernel + 0, leafward + 0, entry + 0, syscall + 0, unnamed + 0, under_read + 0 }' "$outdir/cpu.collapsed")
 echo "main thread: $main samples, $with_kernel with kernel frames (truth: user $user, system $system ticks);" \
-  "kernel frames leafward $leafward, syscall entry rootmost $entry, unnamed $unnamed, under read/readBytes $under_read"
+  "kernel frames leafward $leafward, a kernel entry rootmost $entry (a syscall's $syscall), unnamed $unnamed," \
+  "syscalls under read/readBytes $under_read"
 if [ -z "${system:-}" ] || [ "$main" -lt 1000 ]; then
   fail "too few samples ($main) or no truth line"
 else
@@ -56,10 +62,10 @@ else
     printf "kernel share %.3f, system share %.3f, difference %.3f (limit 0.08)\n", share, truth, d
     exit !(d <= 0.08) }' || fail "the kernel frames' share is not the system time's"
   [ "$leafward" -eq "$with_kernel" ] || fail "$((with_kernel - leafward)) samples have kernel frames not at the leaf end"
-  [ $((entry * 100)) -ge $((with_kernel * 95)) ] || fail "the syscall entry is rootmost in only $entry of $with_kernel kernel samples"
+  [ $((entry * 100)) -ge $((with_kernel * 99)) ] || fail "a kernel entry is rootmost in only $entry of $with_kernel kernel samples"
   [ "$unnamed" -eq 0 ] || fail "$unnamed samples have unnamed kernel frames (this host's kallsyms lists addresses)"
-  [ $((under_read * 100)) -ge $((with_kernel * 90)) ] ||
-    fail "only $under_read of $with_kernel kernel samples are under libc's read below FileInputStream.readBytes"
+  [ "$syscall" -gt 0 ] && [ $((under_read * 100)) -ge $((syscall * 90)) ] ||
+    fail "only $under_read of $syscall syscall samples are under libc's read below FileInputStream.readBytes"
 fi
 log="$outdir/cpu.log"
 line=$(grep -E '^jvmkit profiler: native: kernel frames in [0-9]+' "$log")

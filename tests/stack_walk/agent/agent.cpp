@@ -16,34 +16,15 @@
 //               reach main; signal and biased (GetStackTrace) requests (see check_depths).
 #include <dlfcn.h>
 #include <pthread.h>
-#include <time.h>
 
 #include <cstdio>
 #include <cstring>
 #include <string>
 
 #include "agent.hpp"
+#include "biased_sampler.hpp"
 
 namespace walktest {
-
-int64_t repeats_of(const Tracked& t) {
-  int64_t repeats = t.repeats_delivered.load();
-  for (const auto& r : t.repeats_failed_by_reason) repeats += r.load();
-  return repeats;
-}
-
-int64_t moments_of(const Tracked& t) { return t.delivered.load() + t.failed.load() - repeats_of(t); }
-
-int64_t fewest_moments(const char* prefix) {
-  int64_t fewest = -1;
-  for (int i = 0; i < std::min(g_tracked_count.load(), kMaxTracked); i++) {
-    const Tracked& t = g_tracked[i];
-    if (std::strncmp(t.name, prefix, std::strlen(prefix)) != 0) continue;
-    const int64_t m = moments_of(t);
-    if (fewest < 0 || m < fewest) fewest = m;
-  }
-  return fewest < 0 ? 0 : fewest;
-}
 
 namespace {
 
@@ -62,59 +43,6 @@ bool same_capabilities(const char* when) {
     return false;
   }
   return true;
-}
-
-// The bias and depth tests' second sampler: a Java agent thread asking every 5 ms for a biased trace
-// of the first tracked thread named biased_target (hot- by default).
-std::atomic<bool> g_biased_running{false};
-std::atomic<int64_t> g_deoptimizations{0};
-void JNICALL on_single_step(jvmtiEnv*, JNIEnv*, jthread, jmethodID, jlocation) {}
-std::atomic<bool> g_biased_done{false};
-// With deoptimize_ms=N it also deoptimizes the target's compiled frames every N ms: enabling
-// single-step events for a thread makes HotSpot deoptimize every compiled frame on its stack (the
-// return address into each is replaced by its nmethod's deoptimization handler until the frame is
-// returned to); they are disabled again at once.
-void JNICALL biased_sampler(jvmtiEnv*, JNIEnv*, void*) {
-  int64_t seq = 0;
-  const std::string target = option("biased_target", "hot-");
-  const long deoptimize_ms = option_long("deoptimize_ms", 0);
-  int64_t next_deoptimization = 0;
-  while (g_biased_running.load()) {
-    Tracked* hot = find_tracked_by_name_prefix(target.c_str(), 0);
-    if (hot != nullptr && hot->tid.load() != 0) {
-      int index = static_cast<int>(hot - g_tracked);
-      jthread t = hot->thread;
-      RequestStackTrace(g_jvmti, &t, nullptr, checking_callbacks(), make_user_data(index, 1, ++seq));
-      if (deoptimize_ms > 0 && seq >= next_deoptimization) {
-        next_deoptimization = seq + deoptimize_ms / 5;
-        if (g_jvmti->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_SINGLE_STEP, t) == JVMTI_ERROR_NONE) {
-          g_deoptimizations++;
-          g_jvmti->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_SINGLE_STEP, t);
-        }
-      }
-    }
-    struct timespec ts = {0, 5'000'000};
-    nanosleep(&ts, nullptr);
-  }
-  g_biased_done.store(true);
-}
-
-void start_biased_sampler(JNIEnv* jni) {
-  jclass tc = jni->FindClass("java/lang/Thread");
-  jmethodID ctor = jni->GetMethodID(tc, "<init>", "(Ljava/lang/String;)V");
-  jobject t = jni->NewObject(tc, ctor, jni->NewStringUTF("biased sampler"));
-  g_biased_running.store(true);
-  if (g_jvmti->RunAgentThread(t, biased_sampler, nullptr, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
-    violation("could not start the biased sampler");
-  }
-}
-
-void stop_biased_sampler() {
-  if (!g_biased_running.exchange(false)) return;
-  while (!g_biased_done.load()) {
-    struct timespec ts = {0, 1'000'000};
-    nanosleep(&ts, nullptr);
-  }
 }
 
 // Enabled in Agent_OnLoad, a request for the current thread is accepted from VMInit on, also in
@@ -165,79 +93,6 @@ void JNICALL on_thread_end(jvmtiEnv*, JNIEnv*, jthread) { untrack_current_thread
 // its own env, and must not enable it on ours.
 std::atomic<int64_t> g_agent_class_prepares{0};
 void JNICALL on_class_prepare(jvmtiEnv*, JNIEnv*, jthread, jclass) { g_agent_class_prepares++; }
-
-bool check_tracked_threads(const char* prefix, long min_delivered) {
-  bool ok = true;
-  int found = 0;
-  for (int i = 0; i < std::min(g_tracked_count.load(), kMaxTracked); i++) {
-    Tracked& t = g_tracked[i];
-    if (std::strncmp(t.name, prefix, std::strlen(prefix)) != 0) continue;
-    found++;
-    std::fprintf(stderr, "  thread %-24s delivered %lld failed %lld, moments %lld (the other samples repeated one)\n",
-                 t.name, (long long)t.delivered.load(), (long long)t.failed.load(), (long long)moments_of(t));
-    if (!option("require_method", "").empty()) {
-      int64_t missing = t.missing_required.load();
-      std::fprintf(stderr, "    traces without %s: %lld\n", option("require_method", "").c_str(), (long long)missing);
-      // Counted from the thread's first trace with the method on: a sample may still land between
-      // two calls of it, or after it returned for good (thread end). Per moment, as counted.
-      const int64_t delivered_moments = t.delivered.load() - t.repeats_delivered.load();
-      if (missing * 1000 > delivered_moments * option_long("max_missing_permille", 5)) {
-        violation("thread %s: %lld traces lack a %s frame", t.name, (long long)missing,
-                  option("require_method", "").c_str());
-        ok = false;
-      }
-    }
-    for (int r = 0; r < JVMKIT_FAILURE_REASON_COUNT; r++) {
-      if (t.failed_by_reason[r].load() != 0)
-        std::fprintf(stderr, "    failed %s: %lld\n", JvmkitFailureReasonName(static_cast<jvmkitFailureReason>(r)),
-                     (long long)t.failed_by_reason[r].load());
-    }
-    // Option strict=NAME/NAME...: walks of these threads through Java code (where stub and prologue
-    // recovery works) may fail at most max_strict_failed_permille of their requests: not_walkable,
-    // cut_short. Failures of walks from VM or native code (no_java_frames), while a GC moves objects
-    // or in the deoptimization handler are not counted here; the overall limit covers them. Judged
-    // per moment: a sample that repeated the thread's previous moment (ud_repeat: the thread waited
-    // for a CPU with several signals queued, handled back to back at one PC) is not counted again.
-    const std::string strict = "/" + option("strict", "") + "/";
-    if (strict.find("/" + std::string(t.name) + "/") != std::string::npos) {
-      const int64_t failed = t.failed.load(), all = failed + t.delivered.load(), repeats = repeats_of(t);
-      const int kinds[] = {JVMKIT_FAILURE_NOT_WALKABLE, JVMKIT_FAILURE_CUT_SHORT, JVMKIT_FAILURE_OTHER};
-      int64_t walk_failed = 0, repeated_walk_failed = 0;
-      for (int kind : kinds) {
-        walk_failed += t.failed_by_reason[kind].load();
-        repeated_walk_failed += t.repeats_failed_by_reason[kind].load();
-      }
-      const int64_t moments = all - repeats, moment_walk_failed = walk_failed - repeated_walk_failed;
-      const long limit = option_long("max_strict_failed_permille", 5);
-      std::fprintf(stderr,
-                   "    walks through Java code failed %.3f%% of %lld moments (allowed %.1f%%); counting the %lld "
-                   "repeated samples too: %lld of %lld (%.3f%%)\n",
-                   moments ? 100.0 * moment_walk_failed / moments : 0.0, (long long)moments, limit / 10.0,
-                   (long long)repeats, (long long)walk_failed, (long long)all, all ? 100.0 * walk_failed / all : 0.0);
-      if (moment_walk_failed * 1000 > moments * limit) {
-        violation("thread %s: %lld of %lld walks failed (allowed %.1f%%)", t.name, (long long)moment_walk_failed,
-                  (long long)moments, limit / 10.0);
-        ok = false;
-      }
-      // A percentage of a few hundred moments says little: option min_strict_moments.
-      if (moments < option_long("min_strict_moments", 0)) {
-        violation("thread %s: only %lld moments sampled (want >= %ld)", t.name, (long long)moments,
-                  option_long("min_strict_moments", 0));
-        ok = false;
-      }
-    }
-    if (t.delivered.load() < min_delivered) {
-      violation("thread %s: only %lld traces delivered (want >= %ld)", t.name, (long long)t.delivered.load(),
-                min_delivered);
-      ok = false;
-    }
-  }
-  if (found == 0) {
-    violation("no tracked thread named %s*", prefix);
-    ok = false;
-  }
-  return ok;
-}
 
 void final_checks() {
   // While still enabled (the refusal must come from the attachment check, not a closed gate).
@@ -315,7 +170,7 @@ void final_checks() {
     if (c.accepted > 0 && c.delivered * 100 < c.accepted * min_pct) {
       violation("fewer than %ld%% of accepted requests delivered", min_pct);
     }
-    ok = check_tracked_threads(option("check_prefix", "worker-").c_str(), option_long("min_per_thread", 50)) && ok;
+    ok = check_threads(option("check_prefix", "worker-").c_str(), option_long("min_per_thread", 50)) && ok;
     ok = check_bottoms(option_long("min_checked", 0)) && ok;
     // Signal requests come back biased only where the capture could not prove the trace whole.
     const int64_t unproven = unproven_traces(), signal_traces = s.unbiased_begins + unproven;
@@ -325,7 +180,7 @@ void final_checks() {
       violation("more than %ld per mille of the signal traces could not be proven complete",
                 option_long("max_unproven_permille", 5));
     }
-    if (option("check_main", "yes") == "yes") ok = check_tracked_threads("main", 5) && ok;
+    if (option("check_main", "yes") == "yes") ok = check_threads("main", 5) && ok;
   }
   // Frame types (docs/stack_walk.md "Frame types"): forbid_type / require_type name a type that
   // must never / must at least once be reported (0 interpreter, 1 JIT, 2 inline, 3 native).
@@ -362,7 +217,7 @@ void final_checks() {
     std::fprintf(stderr, "  frames of %s: %lld\n", option("expect_method", "").c_str(),
                  (long long)expected_method_frames());
     if (expected_method_frames() < 50) violation("the virtual threads' own frames were not reported");
-    ok = check_tracked_threads(option("check_prefix", "ForkJoinPool").c_str(), 1) && ok;
+    ok = check_threads(option("check_prefix", "ForkJoinPool").c_str(), 1) && ok;
     // JDK 24+: the virtual thread is named, its frames end above the continuation's entry, and the
     // carrier's frames come only with JvmkitSetCarrierFrames (carrier_frames=1).
     const VirtualSeen v = virtual_seen();
@@ -416,7 +271,6 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
 
 }  // namespace
 
-bool check_threads(const char* prefix, long min_delivered) { return check_tracked_threads(prefix, min_delivered); }
 int64_t agent_thread_starts() { return g_agent_thread_starts.load(); }
 const std::string& mode() { return g_mode; }
 

@@ -106,7 +106,7 @@ struct Seen {
   int64_t truncated_begins;                                 // traces JvmkitCurrentTraceTruncated flagged
 };
 Seen seen();
-// Expected top frames by workload (option expect_top, see callbacks.cpp); the check prints each
+// Expected top frames by workload (option expect_top, see expected_tops.hpp); the check prints each
 // workload's share and where the other samples went, and fails below MIN_PERMILLE.
 void set_expected_tops(const std::string& spec);
 bool check_expected_tops(long min_permille, long min_samples);
@@ -132,7 +132,7 @@ void set_call_sites(const std::string& spec);
 bool check_frame_types();
 // Prints the recovery counters; checks max_failed_permille and min_recovered (options).
 bool check_recovery();
-// The depth check (mode=depth, callbacks.cpp): traces with a frame of DEPTH_METHOD hold at most
+// The depth check (mode=depth, depth_check.cpp): traces with a frame of DEPTH_METHOD hold at most
 // MAX_FRAMES frames; a truncated one exactly MAX_FRAMES and no ROOT_METHOD frame, any other one ends
 // in ROOT_METHOD. check_depths prints what was seen and checks the options expect_complete,
 // min_truncated, max_truncated (see tests/stack_walk/CMakeLists.txt).

@@ -81,9 +81,12 @@ JVMKIT_SIGNAL_SAFE bool walk_chunk(const CodeSnapshot& code, const hotspot::Meth
       const hotspot::AsgctFrame* sites = r->native_wrapper || r->frame_size == 0 || r->call_sites == nullptr
                                              ? nullptr
                                              : r->call_sites->find(static_cast<uint32_t>(pc - r->start), &n);
-      if (sites == nullptr || n > out->room - out->count) return false;
-      std::memcpy(&out->frames[out->count], sites, sizeof(hotspot::AsgctFrame) * static_cast<size_t>(n));
-      out->count += n;
+      if (sites == nullptr) return false;
+      // A record larger than the room left fills it: the trace is truncated there.
+      const int fits = n < out->room - out->count ? n : out->room - out->count;
+      std::memcpy(&out->frames[out->count], sites, sizeof(hotspot::AsgctFrame) * static_cast<size_t>(fits));
+      out->count += fits;
+      if (fits < n) return false;
       // HotSpot's CodeBlob::frame_size: the return address above the frame, and rbp where C1 pushes it.
       next.sp = f.unextended_sp + r->frame_size + (r->pushes_rbp ? 8 : 0) + 8;
       next.unextended_sp = next.sp;

@@ -2,6 +2,8 @@ package jvmkit.test.profiler;
 
 import java.io.FileInputStream;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -9,9 +11,11 @@ import java.nio.file.Path;
  * Time in the kernel with a known share: the main thread alternates between reading /dev/urandom
  * (the kernel generates the bytes: its CPU time is system time, under the read system call) and a
  * Java loop, in rounds of equal length, and prints its own user and system CPU time from
- * /proc/thread-self/stat, the truth a profile's kernel frames are checked against.
+ * /proc/thread-self/stat, the truth a profile's kernel frames are checked against. It runs until
+ * the thread has used CPU_SECONDS of CPU time (at most ten times that in wall time), so that a
+ * profile has as many samples of it on a busy machine as on an idle one.
  *
- * <p>Usage: KernelTime SECONDS. Prints "kernel truth: user U ticks, system S ticks".
+ * <p>Usage: KernelTime CPU_SECONDS. Prints "kernel truth: user U ticks, system S ticks".
  */
 public final class KernelTime {
   static long sink;
@@ -19,10 +23,12 @@ public final class KernelTime {
   public static void main(String[] args) throws IOException {
     double seconds = Double.parseDouble(args[0]);
     byte[] buffer = new byte[64 * 1024];
-    long end = System.nanoTime() + (long) (seconds * 1e9);
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpuEnd = threads.getCurrentThreadCpuTime() + (long) (seconds * 1e9);
+    long wallEnd = System.nanoTime() + (long) (10 * seconds * 1e9);
     long[] start = ticks();
     try (FileInputStream random = new FileInputStream("/dev/urandom")) {
-      while (System.nanoTime() < end) {
+      while (threads.getCurrentThreadCpuTime() < cpuEnd && System.nanoTime() < wallEnd) {
         readRandom(random, buffer);
         sink += spin(buffer);
       }
