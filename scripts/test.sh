@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the unit and JVM tests (ctest, on every JDK
-# found), then the unit tests again under AddressSanitizer+UBSan and under ThreadSanitizer, then the
+# found), then the unit tests again under AddressSanitizer+UBSan and under ThreadSanitizer (their
+# trees build in the background, at the lowest priority, while the JVM tests run), then the
 # README's main job (scripts/demo.sh).
-# The house rules a tool can check run first: the formatting of every C/C++ file (clang-format, the
-# project's .clang-format) and the signal-safety marker check (tools/signal_safety_check.py).
+# The house rules a tool can check: the formatting of every C/C++ file (clang-format, the project's
+# .clang-format), before ctest, and the signal-safety marker check (tools/signal_safety_check.py),
+# in the background with the sanitizer builds.
 # Ends with one summary line. Long runs (label "slow") are not part of it: ctest -L slow runs them.
 #
 # Environment: JVMKIT_EXTRA_JDKS=home1:home2 adds JDKs; JVMKIT_SKIP_SANITIZERS=1 skips the
@@ -66,45 +68,84 @@ house_passed=0
 house_total=0
 phase_times=()
 
+# The sanitizer trees: AddressSanitizer+UBSan for every unit test, ThreadSanitizer for those of
+# code that runs threads (label unit-threads; target threaded_unit_tests). Debug (-O0): the checks
+# are the same and it compiles in less than half the time of -O2.
+sanitizers=(address,undefined thread)
+san_dir() { echo "build/san-${1//,/-}"; }
+san_target() { if [ "$1" = thread ]; then echo threaded_unit_tests; else echo unit_tests; fi; }
+san_label() { if [ "$1" = thread ]; then echo unit-threads; else echo unit; fi; }
+
+# In the background, at the lowest priority: the signal-safety check of build/test, then the
+# sanitizer builds (each writes build.rc; its output goes to its build.log). Sets background_pid.
+start_background_work() {
+  local san
+  rm -f build/signal-safety.rc
+  for san in "${sanitizers[@]}"; do rm -f "$(san_dir "$san")/build.rc"; done
+  (
+    renice -n 19 -p "$BASHPID" >/dev/null 2>&1
+    tools/signal_safety_check.py build/test >build/signal-safety.log 2>&1
+    echo $? >build/signal-safety.rc
+    [ "${JVMKIT_SKIP_SANITIZERS:-0}" = 1 ] && exit 0
+    for san in "${sanitizers[@]}"; do
+      dir=$(san_dir "$san")
+      build_tree "$dir" "$(san_target "$san")" -DCMAKE_BUILD_TYPE=Debug "-DJVMKIT_SANITIZE=$san" >"$dir.out" 2>&1
+      echo $? >"$dir/build.rc"
+    done
+  ) &
+  background_pid=$!
+}
+
+# The sanitizer trees' unit tests, once their builds (start_background_work) are done.
+run_sanitizer_tests() {
+  if [ "${JVMKIT_SKIP_SANITIZERS:-0}" = 1 ]; then
+    parts+=("sanitizers skipped (JVMKIT_SKIP_SANITIZERS=1)")
+    return
+  fi
+  local san dir
+  for san in "${sanitizers[@]}"; do
+    dir=$(san_dir "$san")
+    echo "== built with -fsanitize=$san: unit tests (label $(san_label "$san"))"
+    phase_started=$(date +%s)
+    if [ "$(cat "$dir/build.rc" 2>/dev/null)" = 0 ]; then
+      run_ctest "$dir" "$san" -L "$(san_label "$san")"
+    else
+      cat "$dir.out" 2>/dev/null
+      failed=$((failed + 1)); failed_names+=("$dir: build failed")
+    fi
+    phase_times+=("$san tests $(( $(date +%s) - phase_started )) s")
+  done
+}
+
 # Release code, as users build it (the README's main job runs from this tree too), with the debug
 # checks compiled in.
 echo "== build (Release, debug checks on): unit tests, JVM tests"
 phase_started=$(date +%s)
 if build_tree build/test all -DCMAKE_BUILD_TYPE=Release -DJVMKIT_DEBUG_CHECKS=ON; then
   phase_times+=("build $(( $(date +%s) - phase_started )) s")
-  echo "== house rules: formatting (clang-format), signal safety (tools/signal_safety_check.py)"
+  # While the JVM tests run, the signal-safety check and the sanitizer trees' builds run beside
+  # them at the lowest priority: they take the CPU the tests leave (JVM starts, waits, serial
+  # tests on one core) and the tests keep theirs. Their results are reported after ctest.
+  background_started=$(date +%s)
+  start_background_work
+  echo "== house rules: formatting (clang-format); signal safety (tools/signal_safety_check.py) after ctest"
   house_check formatting scripts/check_format.sh
-  house_check signal-safety tools/signal_safety_check.py build/test
-  parts+=("house-rules $house_passed/$house_total")
   echo "== JDKs"
   cat build/test/jdk-report.txt
   grep -o 'Stack-walk stub shapes: .*' build/test/build.log || true
   phase_started=$(date +%s)
   run_ctest build/test "unit+jvm" --label-exclude slow
   phase_times+=("ctest $(( $(date +%s) - phase_started )) s")
+  phase_started=$(date +%s)
+  wait "$background_pid"
+  phase_times+=("background work waited for $(( $(date +%s) - phase_started )) s (started $(( phase_started - background_started )) s before)")
+  echo "== house rules: signal safety (tools/signal_safety_check.py)"
+  cat build/signal-safety.log
+  house_check signal-safety test "$(cat build/signal-safety.rc 2>/dev/null)" = 0
+  parts+=("house-rules $house_passed/$house_total")
+  run_sanitizer_tests
 else
   failed=$((failed + 1)); failed_names+=("build/test: build failed")
-fi
-
-if [ "${JVMKIT_SKIP_SANITIZERS:-0}" != 1 ]; then
-  # AddressSanitizer+UBSan: every unit test. ThreadSanitizer: those of code that runs threads
-  # (label unit-threads; target threaded_unit_tests).
-  for san in address,undefined thread; do
-    dir=build/san-${san//,/-}
-    target=unit_tests label=unit
-    if [ "$san" = thread ]; then target=threaded_unit_tests label=unit-threads; fi
-    echo "== build with -fsanitize=$san: unit tests (label $label)"
-    phase_started=$(date +%s)
-    # Debug (-O0): the checks are the same and it compiles in less than half the time of -O2.
-    if build_tree "$dir" "$target" -DCMAKE_BUILD_TYPE=Debug "-DJVMKIT_SANITIZE=$san"; then
-      run_ctest "$dir" "$san" -L "$label"
-    else
-      failed=$((failed + 1)); failed_names+=("$dir: build failed")
-    fi
-    phase_times+=("$san $(( $(date +%s) - phase_started )) s")
-  done
-else
-  parts+=("sanitizers skipped (JVMKIT_SKIP_SANITIZERS=1)")
 fi
 
 # The README's main job, as a user runs it, from the Release tree built above: the demo profiled,
