@@ -117,18 +117,14 @@ bool compressed_oops(ContinuationLayout* layout) {
 
 }  // namespace
 
-bool learn_continuation_layout(JNIEnv* env, const char** why) {
-  const auto fail = [why](const char* reason) {
-    if (why != nullptr) *why = reason;
-    return false;
-  };
+bool learn_continuation_layout(JNIEnv* env) {
   const JavaThreadLayout* threads = known_java_thread_layout();
   const std::optional<intptr_t> entry = vm_struct_offset("JavaThread", "_cont_entry");
   const std::optional<intptr_t> state = vm_struct_offset("JavaThread", "_thread_state");
-  if (threads == nullptr || !entry || !state) return fail("no continuations in this JVM");
+  if (threads == nullptr || !entry || !state) return false;  // no continuations in this JVM
   const bool plain_addresses = bool_flag("UseSerialGC").value_or(false) || bool_flag("UseParallelGC").value_or(false) ||
                                bool_flag("UseG1GC").value_or(false);
-  if (!plain_addresses) return fail("the collector moves objects outside safepoints");
+  if (!plain_addresses) return false;  // the collector moves objects outside safepoints
   ContinuationLayout layout;
   layout.env_offset = threads->env_offset;
   layout.cont_entry = *entry;
@@ -138,16 +134,16 @@ bool learn_continuation_layout(JNIEnv* env, const char** why) {
   intptr_t chunk_fields[4];
   if (!field_offsets(env, "jdk/internal/vm/Continuation", tail, &layout.tail) ||
       !field_offsets(env, "jdk/internal/vm/StackChunk", chunk, chunk_fields)) {
-    return fail("Continuation.tail or StackChunk's fields not found");
+    return false;  // Continuation.tail or StackChunk's fields not found
   }
   layout.parent = chunk_fields[0];
   layout.size = chunk_fields[1];
   layout.sp = chunk_fields[2];
   layout.bottom = chunk_fields[3];
   const std::optional<intptr_t> offset = stack_offset(env);
-  if (!offset) return fail("StackChunk's instance size not found");
+  if (!offset) return false;  // StackChunk's instance size not found
   layout.stack_offset = *offset;
-  if (!heap_range(&layout) || !compressed_oops(&layout)) return fail("the heap's range or oop encoding not found");
+  if (!heap_range(&layout) || !compressed_oops(&layout)) return false;  // the heap's range or oop encoding not found
   std::lock_guard lock(g_mutex);
   g_learnt = layout;
   g_have_learnt = true;

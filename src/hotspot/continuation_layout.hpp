@@ -119,9 +119,9 @@ struct ContinuationLayout {
 };
 
 // Learns the layout's offsets (normal context, after VMInit; JNI calls on ENV). Nothing is
-// published yet: confirm_continuation_layout does that. False (and WHY) when the JVM has no
+// published yet: confirm_continuation_layout does that. False when the JVM has no
 // continuations, another collector, or a field is missing.
-bool learn_continuation_layout(JNIEnv* env, const char** why);
+bool learn_continuation_layout(JNIEnv* env);
 // On a mounted virtual thread VIRTUAL (its VirtualThreadStart, normal context): checks
 // ContinuationEntry::_cont against VirtualThread.cont, then publishes the layout. Once it is
 // published, later calls return at once.

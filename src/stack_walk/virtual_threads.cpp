@@ -41,7 +41,6 @@ jmethodID find_continuation_method(JNIEnv* jni, jvmtiEnv* jvmti, const char* wan
   return found;
 }
 
-// HotSpot's extension function that names the virtual thread a carrier runs, or nullptr.
 // A static int constant of KLASS (VirtualThread's states), or FALLBACK when it has none.
 jint static_int(JNIEnv* jni, jclass klass, const char* name, jint fallback) {
   jfieldID field = jni->GetStaticFieldID(klass, name, "I");
@@ -52,6 +51,7 @@ jint static_int(JNIEnv* jni, jclass klass, const char* name, jint fallback) {
   return jni->GetStaticIntField(klass, field);
 }
 
+// HotSpot's extension function that names the virtual thread a carrier runs, or nullptr.
 void* find_get_virtual_thread(jvmtiEnv* jvmti) {
   jint count = 0;
   jvmtiExtensionFunctionInfo* functions = nullptr;
@@ -83,7 +83,7 @@ void VirtualThreads::prepare(JNIEnv* jni, jvmtiEnv* jvmti) {
   enter_special_ = find_continuation_method(jni, jvmti, "enterSpecial");
   continuation_enter_ = find_continuation_method(jni, jvmti, "enter");
   // The capture walks a mounted virtual thread's frozen frames where HotSpot's layout is known.
-  if (enter_special_ != nullptr && continuation_enter_ != nullptr && hotspot::learn_continuation_layout(jni, nullptr)) {
+  if (enter_special_ != nullptr && continuation_enter_ != nullptr && hotspot::learn_continuation_layout(jni)) {
     capture_state().continuation_enter.store(continuation_enter_, std::memory_order_release);
     capture_state().enter_special.store(enter_special_, std::memory_order_release);
   }

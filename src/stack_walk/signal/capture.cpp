@@ -106,6 +106,9 @@ JVMKIT_SIGNAL_SAFE void add_frozen_frames(const CaptureState& state, JNIEnv* jni
   const ContinuationMethods methods{state.enter_special.load(std::memory_order_acquire),
                                     state.continuation_enter.load(std::memory_order_acquire)};
   if (methods.enter_special == nullptr || request->num_frames <= 0) return;
+  // One load settles the platform threads' samples: no continuation mounted, nothing to read.
+  const hotspot::JavaThreadLayout* threads = hotspot::known_java_thread_layout();
+  if (threads == nullptr || !threads->runs_continuation(jni)) return;
   CodeSnapshotCell::Reader reader(code_map);
   if (const CodeSnapshot* code = reader.get()) {
     if (insert_frozen_frames(*code, methods, jni, request->pc, request->frames, &request->num_frames, depth) > 0) {
