@@ -417,7 +417,12 @@ typedef enum {
   JVMKIT_RECOVERY_STUB_SAVED_REGISTERS = 12, /* PC in a stub that pushed registers (and maybe
                                                  reserved more) without a frame, e.g. C1's
                                                  slow_subtype_check: at [sp + the bytes it saved] */
-  JVMKIT_RECOVERY_KIND_COUNT = 13
+  JVMKIT_RECOVERY_VM_ANCHOR = 13,            /* PC in the JVM's own code (a Java thread inside the VM:
+                                                the allocation slow path, class resolution, a runtime
+                                                call): the Java frames from the thread's frame anchor,
+                                                its PC the word below its SP as HotSpot makes it
+                                                walkable; each caller at its call */
+  JVMKIT_RECOVERY_KIND_COUNT = 14
 } jvmkitRecoveryKind;
 
 /* Why a sample that AsyncGetCallTrace could not place was not recovered either. */

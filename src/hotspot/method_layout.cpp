@@ -38,4 +38,10 @@ const MethodLayout* learn_method_layout() {
 
 const MethodLayout* known_method_layout() noexcept { return g_known.load(std::memory_order_acquire); }
 
+void publish_method_layout_for_testing(const MethodLayout& layout) {
+  static MethodLayout published;
+  published = layout;
+  g_known.store(&published, std::memory_order_release);
+}
+
 }  // namespace jvmkit::hotspot

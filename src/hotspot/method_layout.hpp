@@ -63,5 +63,8 @@ struct MethodLayout {
 const MethodLayout* learn_method_layout();
 // SIGNAL SAFE. The layout once learnt, else nullptr.
 JVMKIT_SIGNAL_SAFE const MethodLayout* known_method_layout() noexcept;
+// Unit tests of walks that may read an interpreter frame's Method* (no JVM): publishes LAYOUT as if
+// learnt. A walk that meets no interpreter frame reads nothing through it.
+void publish_method_layout_for_testing(const MethodLayout& layout);
 
 }  // namespace jvmkit::hotspot

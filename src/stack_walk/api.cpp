@@ -154,6 +154,8 @@ JVMKIT_WALK_EXPORT const char* JvmkitRecoveryKindName(jvmkitRecoveryKind kind) {
       return "safepoint_poll";
     case JVMKIT_RECOVERY_STUB_SAVED_REGISTERS:
       return "stub_saved_registers";
+    case JVMKIT_RECOVERY_VM_ANCHOR:
+      return "vm_anchor";
     default:
       return "unknown";
   }

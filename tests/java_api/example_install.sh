@@ -19,7 +19,7 @@ jar=$prefix/share/java/jvmkit.jar
 agent=$prefix/lib/libjvmkit_prof.so
 [ -f "$jar" ] || fail "missing after install: share/java/jvmkit.jar"
 [ -f "$agent" ] || fail "missing after install: lib/libjvmkit_prof.so"
-"$jdk_bin/jar" --list --file "$jar" | grep -qx "org/jvmkit/Profiler.class" ||
+"$jdk_bin/jar" --list --file "$jar" | grep -x "org/jvmkit/Profiler.class" >/dev/null ||
   fail "no org/jvmkit/Profiler.class in the jar"
 
 echo "== build the example against the installed jar"

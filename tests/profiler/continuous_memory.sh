@@ -58,7 +58,7 @@ for f in $(find "$outdir" -name 'window-*.collapsed'); do
   else echo "$(basename "$f"): $n samples, too few to reach the bound"; fi
 done
 for f in $(find "$outdir" -name 'window-*.collapsed'); do
-  head -1 "$f" | grep -qE '^# jvmkit profile: cpu, interval 1 ms, from [0-9-]+T[0-9:]+Z for [0-9.]+ s$' \
+  head -1 "$f" | grep -E '^# jvmkit profile: cpu, interval 1 ms, from [0-9-]+T[0-9:]+Z for [0-9.]+ s$' >/dev/null \
     || fail "$f does not start with the window's time: $(head -1 "$f")"
 done
 

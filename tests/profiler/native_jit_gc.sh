@@ -89,7 +89,7 @@ run() {
   printf '%s: samples %d, failed %d (%.1f per mille: %s), native parts cut %d (%.1f per mille of %d traces)\n' \
     "$name" "$requested" "$failed" "$(awk -v a="$failed" -v b="$requested" 'BEGIN { print 1000 * a / b }')" \
     "${failed_reasons:-none}" "$markers" "$(awk -v a="$markers" -v b="$traces" 'BEGIN { print 1000 * a / b }')" "$traces"
-  if grep 'failed by thread' "$log" | grep -qE "'(C[12] CompilerThre|GC Thread|G1 |Z[A-Z])"; then
+  if grep 'failed by thread' "$log" | grep -E "'(C[12] CompilerThre|GC Thread|G1 |Z[A-Z])" >/dev/null; then
     fail "$name: compiler or GC threads among the failures: $(grep 'failed by thread' "$log")"
   fi
 

@@ -8,6 +8,8 @@
 
 #include "fake_code.hpp"
 #include "hotspot/java_thread.hpp"
+#include "hotspot/method_layout.hpp"
+#include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 
 namespace jvmkit::walk {
@@ -51,12 +53,26 @@ class X64Completeness : public ::testing::Test {
     layout.wrapper_anchor_fp = 8;
     layout.wrapper_anchor_pc = 16;
     hotspot::publish_java_thread_layout_for_testing(layout);
+    hotspot::publish_method_layout_for_testing(hotspot::MethodLayout{});  // no interpreter frame is read
   }
 
-  Completeness prove(const std::vector<hotspot::AsgctFrame>& trace) {
+  Completeness prove(const std::vector<hotspot::AsgctFrame>& trace, PhysicalOut* walked = nullptr) {
     const CodeSnapshot snapshot = code_.snapshot();
     return prove_complete(snapshot, Regs{code_.at(60), stack_.addr(0), 0}, stack_.top(), trace.data(),
-                          static_cast<jint>(trace.size()));
+                          static_cast<jint>(trace.size()), walked);
+  }
+
+  // Below the first entry frame (words[40]), a second stack reached through its wrapper's saved
+  // anchor: B stopped at its call (words[54..57], C1 frame: saved rbp words[56], return address
+  // words[57]) returning into the call stub, whose rbp (words[60]) holds a wrapper (words[61])
+  // with an empty anchor: the thread's first entry.
+  void lay_out_frames_below_the_entry() {
+    stack_.words[50] = stack_.addr(54);     // the saved anchor's sp
+    stack_.words[52] = code_.at(128 + 40);  // its pc: B at its call
+    stack_.words[56] = stack_.addr(60);     // B's saved rbp: the stub's
+    stack_.words[57] = code_.at(384 + 20);  // B returns into the call stub
+    stack_.words[54] = stack_.addr(61);     // the stub's JavaCallWrapper (rbp - 6 words)
+    stack_.words[61] = 0;                   // its saved anchor: empty
   }
 
   FakeCode code_;
@@ -105,6 +121,56 @@ TEST_F(X64Completeness, AnEntryFrameWithJavaFramesBelowIsCrossed) {
   stack_.words[62] = 0x1000;              // B returns into code nobody knows
   EXPECT_EQ(prove({F(7), F(1), F(5), F(2), F(9), F(1), F(5), F(2)}), Completeness::kUnproven);
   EXPECT_EQ(prove({F(7), F(1), F(5), F(2), F(9)}), Completeness::kCutShort);  // the frames below missing
+}
+
+// AsyncGetCallTrace stops at some entry frames: the proof says where, and the frames below are
+// walked from the wrapper's saved anchor, each at its call, down to the first entry.
+TEST_F(X64Completeness, ATraceCutAtAnEntryFrameIsCompletedFromItsSavedAnchor) {
+  lay_out_frames_below_the_entry();
+  PhysicalFrame physical[kMaxPhysicalFrames];
+  PhysicalOut walked{physical, kMaxPhysicalFrames};
+  std::vector<hotspot::AsgctFrame> trace = {F(7), F(1), F(5), F(2), F(9)};
+  ASSERT_EQ(prove(trace, &walked), Completeness::kCutShort);
+  ASSERT_TRUE(walked.resumable);
+  EXPECT_EQ(walked.resume.pc, code_.at(128 + 40));
+  EXPECT_EQ(walked.resume.sp, stack_.addr(54));
+  EXPECT_EQ(walked.resume_physical, 3);  // A, B and the interpreter frame above the entry
+  trace.resize(16);
+  jint n = 5;
+  const CodeSnapshot snapshot = code_.snapshot();
+  EXPECT_EQ(complete_below_entry(snapshot, stack_.top(), trace.data(), &n, 16, &walked), Completeness::kProven);
+  ASSERT_EQ(n, 7);
+  EXPECT_EQ(trace[5].method_id, M(5));  // B's call record: M5 at bci 3 inlined into M2 at bci 7
+  EXPECT_EQ(trace[5].lineno, 3);
+  EXPECT_EQ(trace[6].method_id, M(2));
+  EXPECT_EQ(trace[6].lineno, 7);
+  EXPECT_EQ(walked.count, 4);
+}
+
+TEST_F(X64Completeness, ATraceCutElsewhereIsNotCompleted) {
+  lay_out_frames_below_the_entry();
+  PhysicalFrame physical[kMaxPhysicalFrames];
+  PhysicalOut walked{physical, kMaxPhysicalFrames};
+  EXPECT_EQ(prove({F(7), F(1), F(5), F(2)}, &walked), Completeness::kCutShort);  // above the entry
+  EXPECT_FALSE(walked.resumable);
+  EXPECT_EQ(prove({F(7), F(1), F(6), F(2), F(9)}, &walked), Completeness::kCutShort);  // other methods
+  EXPECT_FALSE(walked.resumable);
+  // Below the entry B returns into code nobody knows: the frames found are added, unproven.
+  stack_.words[57] = 0x1000;
+  std::vector<hotspot::AsgctFrame> trace = {F(7), F(1), F(5), F(2), F(9)};
+  ASSERT_EQ(prove(trace, &walked), Completeness::kCutShort);
+  ASSERT_TRUE(walked.resumable);
+  trace.resize(16);
+  jint n = 5;
+  const CodeSnapshot snapshot = code_.snapshot();
+  EXPECT_EQ(complete_below_entry(snapshot, stack_.top(), trace.data(), &n, 16, &walked), Completeness::kUnproven);
+  EXPECT_EQ(n, 7);
+  // A saved anchor whose frame cannot be described (no call record at its pc): nothing is added.
+  stack_.words[52] = code_.at(20);
+  ASSERT_EQ(prove({F(7), F(1), F(5), F(2), F(9)}, &walked), Completeness::kCutShort);
+  n = 5;
+  EXPECT_EQ(complete_below_entry(snapshot, stack_.top(), trace.data(), &n, 16, &walked), Completeness::kCutShort);
+  EXPECT_EQ(n, 5);
 }
 
 }  // namespace

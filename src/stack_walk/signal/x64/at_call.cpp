@@ -33,35 +33,26 @@
 
 namespace jvmkit::walk {
 
-namespace {
-
-// The stack from TOP, the thread's first Java frame (standing at a call: its last Java frame, or
-// the compiled caller of the runtime stub the thread is in), walked frame by frame where
-// AsyncGetCallTrace cannot start or its trace is not proven, across entry frames as HotSpot walks
-// them. Physical frames go to
-// PHYSICAL as the capture's walk records them. Returns the frames written (> 0), or ASGCT's code
-// for a frame it could not walk.
 JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uintptr_t stack_top,
                                         hotspot::AsgctFrame* frames, jint depth, PhysicalFrame* physical,
-                                        int* physical_count, Completeness* completeness,
-                                        EntriesOut* entries = nullptr) noexcept {
+                                        int physical_max, int* physical_count, Completeness* completeness,
+                                        EntriesOut* entries, jint offset) noexcept {
   jint n = 0;
   int p = 0;
-  if (entries != nullptr) *entries = EntriesOut{};
   const auto on_entry = [&](const Regs& stub, bool first, const Regs& below) {
     if (entries == nullptr) return;
     if (entries->count == kMaxEntryFrames) {
       entries->overflow = true;
       return;
     }
-    entries->frames[entries->count++] = EntryFrame{stub, below, n, first};
+    entries->frames[entries->count++] = EntryFrame{stub, below, n + offset, first};
   };
   const JavaWalkEnd end = walk_java_frames(
       code, top, walk_bounds(top, stack_top), stack_top, true, Describe::kAll,
       [&](const CodeRange& range, const VirtualFrames& virt) {
         if (!virt.known) return false;
         for (int i = 0; i < virt.count && n < depth; i++) frames[n++] = virt.frames[i];
-        if (p < kMaxPhysicalFrames) physical[p++] = physical_frame_of(range);
+        if (p < physical_max) physical[p++] = physical_frame_of(range);
         return n < depth;
       },
       on_entry);
@@ -75,6 +66,24 @@ JVMKIT_SIGNAL_SAFE jint walk_below_stub(const CodeSnapshot& code, Regs top, uint
                                                   : Completeness::kUnproven;
   return n;
 }
+
+JVMKIT_SIGNAL_SAFE Completeness complete_below_entry(const CodeSnapshot& code, uintptr_t stack_top,
+                                                     hotspot::AsgctFrame* frames, jint* n, jint depth,
+                                                     PhysicalOut* walked) noexcept {
+  JVMKIT_DCHECK(walked->resumable && *n >= 0 && walked->resume_physical <= walked->max);
+  if (*n >= depth) return Completeness::kCutShort;
+  Completeness below = Completeness::kUnchecked;
+  int physical_below = 0;
+  const jint added = walk_below_stub(code, walked->resume, stack_top, frames + *n, depth - *n,
+                                     walked->frames + walked->resume_physical, walked->max - walked->resume_physical,
+                                     &physical_below, &below, walked->entries, *n);
+  if (added <= 0) return Completeness::kCutShort;
+  *n += added;
+  walked->count = walked->resume_physical + physical_below;
+  return below;
+}
+
+namespace {
 
 // Replaces the frames ASGCT gave the compiled frame of R at the return address RET (the first N
 // of FRAMES, capacity DEPTH, up to its root method) with its call's own record. Returns the new
@@ -173,8 +182,8 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_call(hotspot::AsgctFunction asgct, J
   if ((out.result > 0 && out.completeness != Completeness::kProven && out.completeness != Completeness::kUnchecked) ||
       (out.result <= 0 && unwalkable)) {
     out.completeness = Completeness::kUnchecked;
-    out.result =
-        walk_below_stub(*code, top, stack_top, frames, depth, physical, &out.physical_count, &out.completeness);
+    out.result = walk_below_stub(*code, top, stack_top, frames, depth, physical, kMaxPhysicalFrames,
+                                 &out.physical_count, &out.completeness, nullptr, 0);
     out.later = out.result <= 0 || out.completeness == Completeness::kUnproven;
   }
   return out;
@@ -193,8 +202,9 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFr
   if (last.pc == 0) last.pc = load_word(last.sp - 8);
   Regs top{};
   if (!first_java_frame(code, last, stack_top, &top)) return out;
-  out.result =
-      walk_below_stub(code, top, stack_top, frames, depth, physical, &out.physical_count, &out.completeness, entries);
+  if (entries != nullptr) *entries = EntriesOut{};
+  out.result = walk_below_stub(code, top, stack_top, frames, depth, physical, kMaxPhysicalFrames, &out.physical_count,
+                               &out.completeness, entries, 0);
   return out;
 }
 

@@ -117,11 +117,21 @@ JVMKIT_SIGNAL_SAFE ProofEnd compare_below(const CodeSnapshot& code, const Regs& 
                                           PhysicalOut* physical) noexcept {
   jint next = first_below;  // the trace's frame the walk compares next
   EntriesOut* entries = physical != nullptr ? physical->entries : nullptr;
-  if (physical != nullptr) physical->count = 0;
+  if (physical != nullptr) {
+    physical->count = 0;
+    physical->resumable = false;
+  }
   if (entries != nullptr) *entries = EntriesOut{};
   const jint offset = physical != nullptr ? physical->offset : 0;
   bool too_many = false, differs = false;
   const auto on_entry = [&](const Regs& stub, bool first, const Regs& below) {
+    // AsyncGetCallTrace stops at some entry frames (a VM-to-Java call whose caller is a runtime
+    // stub); the frames below can be walked from the entry's saved anchor (PhysicalOut::resume).
+    if (!first && next == n && physical != nullptr && !differs) {
+      physical->resumable = true;
+      physical->resume = below;
+      physical->resume_physical = physical->count;
+    }
     if (entries == nullptr) return;
     if (entries->count == kMaxEntryFrames) {
       entries->overflow = true;

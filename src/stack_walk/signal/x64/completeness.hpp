@@ -44,6 +44,13 @@ struct PhysicalOut {
   int count = 0;
   EntriesOut* entries = nullptr;
   jint offset = 0;  // the index in the whole trace of the trace's first frame the walk compares
+  // Set with a kCutShort verdict when the trace ended exactly at an entry frame (a call from the
+  // VM back into Java) and the walk found Java frames below it: RESUME is the first of them, read
+  // from the JavaCallWrapper's saved frame anchor (HotSpot's own record, so its frames are real),
+  // and RESUME_PHYSICAL the physical frames walked above that entry.
+  bool resumable = false;
+  Regs resume{};
+  int resume_physical = 0;
 };
 JVMKIT_SIGNAL_SAFE Completeness prove_complete(const CodeSnapshot& code, const Regs& top, uintptr_t stack_top,
                                                const hotspot::AsgctFrame* frames, jint n,

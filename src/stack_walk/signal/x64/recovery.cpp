@@ -35,6 +35,7 @@
 #include "base/signal_safe.hpp"
 #include "hotspot/java_thread.hpp"
 #include "hotspot/method_layout.hpp"
+#include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 #include "stack_walk/signal/x64/interpreter_entry.hpp"
@@ -117,12 +118,16 @@ struct Capture {
     return retry_from(asgct, jni, uc, from, how, frames + skip, depth - skip);
   }
   // The physical frames from FROM, after those ALREADY recorded, and the proof that the trace of
-  // N frames, whose frame at FROM is the first walked, is complete (not for a truncated one).
-  JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already, jint n) const noexcept {
+  // *N frames, whose frame at FROM is the first walked, is complete (not for a truncated one). A
+  // trace the proof found cut short at an entry frame gets the frames below it (*N grows).
+  JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already, jint* n) const noexcept {
     JVMKIT_DCHECK(already >= 0 && already <= kMaxPhysicalFrames);
-    if (n < depth) {
+    if (*n < depth) {
       PhysicalOut walked{physical + already, kMaxPhysicalFrames - already, 0, entries, already};
-      *completeness = prove_complete(*code, from, stack_top, frames + already, n - already, &walked);
+      *completeness = prove_complete(*code, from, stack_top, frames + already, *n - already, &walked);
+      if (*completeness == Completeness::kCutShort && walked.resumable) {
+        *completeness = complete_below_entry(*code, stack_top, frames, n, depth, &walked);
+      }
       if (*completeness != Completeness::kUnchecked) return walked.count;  // the proof's walk was this one
     }
     return walk_physical(*code, from, stack_top, physical + already, kMaxPhysicalFrames - already);
@@ -143,9 +148,9 @@ JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_real_frame_sp(const Capture& c,
   RecoveryCounters& rc = recovery_counters();
   rc.attempted.fetch_add(1, std::memory_order_relaxed);
   const Regs real{c.at.pc, c.at.sp + static_cast<uintptr_t>(adjust), c.at.fp};
-  const jint result = c.retry(real, RetryPc::kExact, 0);
+  jint result = c.retry(real, RetryPc::kExact, 0);
   if (result > 0) {
-    *c.physical_count = c.walk(real, 0, result);
+    *c.physical_count = c.walk(real, 0, &result);
     rc.recovered[JVMKIT_RECOVERY_NMETHOD_INTRINSIC].fetch_add(1, std::memory_order_relaxed);
   } else {
     rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
@@ -154,17 +159,19 @@ JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_real_frame_sp(const Capture& c,
 }
 
 // Step 2. After ASGCT succeeded: the physical frames, from the interrupted PC when it is in Java
-// code, else from the thread's last Java frame (where ASGCT started).
-JVMKIT_SIGNAL_SAFE void record_physical_frames(const Capture& c, jint n) noexcept {
-  if (c.code == nullptr || !c.stack_known()) return;
+// code, else from the thread's last Java frame (where ASGCT started). Returns the trace's frames:
+// N, or more when the proof completed it (Capture::walk).
+JVMKIT_SIGNAL_SAFE jint record_physical_frames(const Capture& c, jint n) noexcept {
+  if (c.code == nullptr || !c.stack_known()) return n;
   Regs from = c.at;
   if (is_java(c.range) || anchor_frame(*c.code, c.jni, c.at.sp, c.stack_top, &from)) {
-    *c.physical_count = c.walk(from, 0, n);
+    *c.physical_count = c.walk(from, 0, &n);
   } else if (n < c.depth) {
     PhysicalOut walked{c.physical, kMaxPhysicalFrames, 0, c.entries, 0};
     *c.completeness = prove_complete_from_leaf(*c.code, c.at, c.stack_top, c.frames, n, &walked);
     *c.physical_count = walked.count;
   }
+  return n;
 }
 
 // Step 2a. After ASGCT succeeded from a PC outside the code cache with no frame anchor: a native
@@ -190,9 +197,9 @@ JVMKIT_SIGNAL_SAFE std::optional<jint> describe_leaf_caller(const Capture& c, ji
   const uintptr_t spill = leaf_call_spill(*c.code, *caller.range, c.bounds(), caller.regs.pc, caller.regs.sp);
   caller.regs.sp += spill;
   const jmethodID bottom = c.frames[first - 1].method_id;
-  const jint result = c.retry(caller.regs, RetryPc::kReturnAddress, 0);
+  jint result = c.retry(caller.regs, RetryPc::kReturnAddress, 0);
   if (result > 0 && (c.frames[result - 1].method_id == bottom || spill > 0)) {
-    *c.physical_count = c.walk(caller.regs, 0, result);
+    *c.physical_count = c.walk(caller.regs, 0, &result);
     return result;
   }
   return run_asgct(c.asgct, c.jni, const_cast<ucontext_t*>(c.uc), c.frames, c.depth);
@@ -252,7 +259,7 @@ JVMKIT_SIGNAL_SAFE jint recover_interpreter_entry(const Capture& c, jint result)
       return result;
     }
     n += retried;
-    *c.physical_count = 1 + c.walk(entry.caller, 1, n);
+    *c.physical_count = 1 + c.walk(entry.caller, 1, &n);
   } else {
     *c.physical_count = 1;
   }
@@ -286,7 +293,7 @@ JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexc
       retried += 1;
       c.physical[walked++] = {c.range->method, CodeKind::kNMethod};
     }
-    walked += c.walk(from, walked, retried);
+    walked += c.walk(from, walked, &retried);
     *c.physical_count = walked;
     rc.recovered[kind].fetch_add(1, std::memory_order_relaxed);
     return retried;
@@ -375,14 +382,48 @@ JVMKIT_SIGNAL_SAFE jint recover_at_poll(const Capture& c, jint result) noexcept 
   at_poll.at.pc = poll;
   at_poll.range = range;
   if (in_nmethod_body(range, poll)) {
-    const jint retried = at_poll.retry(at_poll.at, RetryPc::kExact, 0);
+    jint retried = at_poll.retry(at_poll.at, RetryPc::kExact, 0);
     if (retried > 0) {
-      *c.physical_count = at_poll.walk(at_poll.at, 0, retried);
+      *c.physical_count = at_poll.walk(at_poll.at, 0, &retried);
       recovery_counters().recovered[JVMKIT_RECOVERY_SAFEPOINT_POLL].fetch_add(1, std::memory_order_relaxed);
       return retried;
     }
   }
   return recover_from_caller(at_poll, result);
+}
+
+// Step 3c. A Java thread inside the VM: the allocation slow path, class resolution and linking,
+// a C1 or C2 runtime call, a safepoint or lock wait. ASGCT answers -3 or -4 there: HotSpot leaves
+// the frame anchor's PC for later (the interpreter's and the stubs' calls into the VM store only
+// its SP and FP) or refuses the stub's frame as a sender. The anchor is this moment's whenever its
+// SP is set: HotSpot sets the SP last when it enters the VM, clears it first when it returns to
+// Java, and saves and clears it in the JavaCallWrapper before it calls Java again, so Java frames
+// above a set anchor never run. Its PC is the word below its SP (HotSpot's own rule when it makes
+// the anchor walkable). The Java frames are walked from there (at_call.hpp), across entry frames
+// to the thread's first entry into Java, which proves the trace whole.
+// ASGCT also refuses every thread while a collector's pause runs (-2). A Java thread then waits,
+// outside Java code, with its anchor set; its frames stay as they are, and the walk reads only
+// them and the methods' metadata, which a collector does not move (the classes of methods on a
+// stack are alive). nullopt: not such a sample.
+JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_anchor(const Capture& c, jint first) noexcept {
+  if (first != hotspot::asgct::kUnknownNotJava && first != hotspot::asgct::kNotWalkableNotJava &&
+      first != hotspot::asgct::kGcActive) {
+    return std::nullopt;
+  }
+  if (c.code == nullptr || c.jni == nullptr || !c.stack_known()) return std::nullopt;
+  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
+  if (layout == nullptr || layout->last_java_frame(c.jni).sp == 0) return std::nullopt;  // no Java frame below
+  RecoveryCounters& rc = recovery_counters();
+  rc.attempted.fetch_add(1, std::memory_order_relaxed);
+  const AtCallCapture walked = capture_at_anchor(c.jni, c.frames, c.depth, *c.code, c.stack_top, c.physical, c.entries);
+  if (walked.result <= 0) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_NO_CALLER].fetch_add(1, std::memory_order_relaxed);
+    return first;
+  }
+  *c.physical_count = walked.physical_count;
+  *c.completeness = walked.completeness;
+  rc.recovered[JVMKIT_RECOVERY_VM_ANCHOR].fetch_add(1, std::memory_order_relaxed);
+  return walked.result;
 }
 
 }  // namespace
@@ -408,12 +449,12 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
   if (const std::optional<jint> corrected = walk_from_real_frame_sp(c, first)) return *corrected;
   if (first > 0) {
     if (const std::optional<jint> described = describe_leaf_caller(c, first, coarse_top)) {
-      if (*described > 0 && *c.physical_count == 0) record_physical_frames(c, *described);
+      if (*described > 0 && *c.physical_count == 0) return record_physical_frames(c, *described);
       return *described;
     }
-    record_physical_frames(c, first);
-    return first;
+    return record_physical_frames(c, first);
   }
+  if (const std::optional<jint> walked = walk_from_anchor(c, first)) return *walked;
   if (!should_recover(c, first)) return first;
   if (c.range != nullptr && c.range->kind == CodeKind::kInterpreter) return recover_interpreter_entry(c, first);
   if (c.range != nullptr && c.range->safepoint_blob && c.at.pc == c.range->start) return recover_at_poll(c, first);
