@@ -68,6 +68,46 @@ TEST(X64Instructions, EpiloguePopAndReturnPoll) {
   EXPECT_FALSE(after_epilogue(other.range(), other.at(5)));
 }
 
+// Safepoint polls: "test eax, [reg]" in every encoding HotSpot's handler blob steps over, and
+// nothing else (test with another register, a memory operand with an offset, cmp).
+TEST(X64Instructions, SafepointPollLengthKnowsThePollEncodings) {
+  const std::vector<std::vector<uint8_t>> polls = {{0x85, 0x00},
+                                                   {0x85, 0x02},
+                                                   {0x85, 0x07},
+                                                   {0x41, 0x85, 0x02},
+                                                   {0x41, 0x85, 0x07},
+                                                   {0x85, 0x04, 0x24},
+                                                   {0x41, 0x85, 0x04, 0x24},
+                                                   {0x85, 0x45, 0x00},
+                                                   {0x41, 0x85, 0x45, 0x00}};
+  for (const std::vector<uint8_t>& poll : polls) {
+    EXPECT_EQ(safepoint_poll_length(poll.data(), poll.size()), poll.size()) << poll.size() << " bytes";
+  }
+  const std::vector<std::vector<uint8_t>> others = {{0x85, 0x0A},              // test ecx, [rdx]
+                                                    {0x85, 0x42, 0x08},        // test eax, [rdx + 8]
+                                                    {0x85, 0x45, 0x08},        // test eax, [rbp + 8]
+                                                    {0x85, 0xC0},              // test eax, eax
+                                                    {0x41, 0x85, 0x04, 0x25},  // a SIB byte that is not [r12]
+                                                    {0x49, 0x3B, 0xA7, 0x40, 0x03, 0x00, 0x00}};
+  for (const std::vector<uint8_t>& other : others) EXPECT_EQ(safepoint_poll_length(other.data(), other.size()), 0u);
+  const uint8_t truncated[] = {0x41, 0x85};
+  EXPECT_EQ(safepoint_poll_length(truncated, 2), 0u);
+}
+
+TEST(X64Instructions, PollsAndReturnPollsAreToldApart) {
+  // nop; test eax, [r10]; mov; the return poll cmp rsp, [r15 + 0x340] (disp32), and with a disp8.
+  const Code code{0x90, 0x41, 0x85, 0x02, 0x48, 0x89, 0xC0, 0x49, 0x3B,
+                  0xA7, 0x40, 0x03, 0x00, 0x00, 0x49, 0x3B, 0x67, 0x20};
+  EXPECT_TRUE(follows_safepoint_poll(code.range(), code.at(4)));
+  EXPECT_FALSE(follows_safepoint_poll(code.range(), code.at(3)));
+  EXPECT_FALSE(follows_safepoint_poll(code.range(), code.at(7)));
+  const auto* bytes = reinterpret_cast<const uint8_t*>(code.range().start);
+  EXPECT_TRUE(is_return_poll(bytes + 7, 7));
+  EXPECT_FALSE(is_return_poll(bytes + 7, 6));  // its disp32 cut off
+  EXPECT_TRUE(is_return_poll(bytes + 14, 4));
+  EXPECT_FALSE(is_return_poll(bytes + 1, 3));
+}
+
 TEST(X64Instructions, FrameMadeAtOnlyForStubsThatMakeOne) {
   // HotSpot's enter() (push rbp; mov rbp, rsp: 55 48 8B EC), the other mov encoding, and after
   // endbr64; a stub that pushes other registers first makes no rbp frame.

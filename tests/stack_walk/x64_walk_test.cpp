@@ -50,6 +50,63 @@ TEST(X64Walk, AStubsCallerIsTheOneWordThatReturnsFromIt) {
   EXPECT_EQ(out.pc, code.at(80));
 }
 
+// A thread stopped at a safepoint poll waits in the safepoint blob (here the stub at 384, marked
+// as the blob), its anchor's PC the blob's call into the VM.
+TEST(X64Walk, AFrameStoppedAtAPollInTheBodyIsTheOneTheBlobSavedThePollFor) {
+  FakeCode code;
+  code.last().safepoint_blob = true;
+  code.put(60, {0x41, 0x85, 0x02});  // test eax, [r10] in A's body
+  const CodeSnapshot snapshot = code.snapshot();
+  uintptr_t words[32] = {};
+  const auto addr = [&](int i) { return reinterpret_cast<uintptr_t>(&words[i]); };
+  const hotspot::LastJavaFrame last{addr(2), 0, code.at(384 + 8)};
+  words[10] = addr(20);     // the blob's saved rbp: A's
+  words[11] = code.at(60);  // the blob's return-address slot: the poll
+  Regs out{};
+  ASSERT_TRUE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
+  EXPECT_EQ(out.pc, code.at(63));  // right after the poll, where its debug record is
+  EXPECT_EQ(out.sp, addr(12));
+  EXPECT_EQ(out.fp, addr(20));
+  words[5] = code.at(60);  // the poll's PC twice: which slot is the frame's is not known
+  EXPECT_FALSE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
+  words[5] = 0;
+  EXPECT_FALSE(frame_at_poll(snapshot, last, code.at(61), addr(32), &out));  // not a poll
+  EXPECT_FALSE(frame_at_poll(snapshot, last, code.at(60), addr(11), &out));  // the slot above the stack
+  code.last().safepoint_blob = false;
+  const CodeSnapshot not_blob = code.snapshot();
+  EXPECT_FALSE(frame_at_poll(not_blob, last, code.at(60), addr(32), &out));  // the anchor in another stub
+}
+
+// At a poll on its way out the method's frame is gone: its caller stands at its call. The blob's
+// rbp is the word its call into the VM saved below the anchor, and the poll's PC is among the
+// registers saved below that rbp.
+TEST(X64Walk, AFrameStoppedAtAReturnPollIsItsCallerAtTheCall) {
+  FakeCode code;
+  code.last().safepoint_blob = true;
+  code.put(60, {0x49, 0x3B, 0xA7, 0x40, 0x03, 0x00, 0x00});  // cmp rsp, [r15 + 0x340] in A
+  const CodeSnapshot snapshot = code.snapshot();
+  uintptr_t words[32] = {};
+  const auto addr = [&](int i) { return reinterpret_cast<uintptr_t>(&words[i]); };
+  const hotspot::LastJavaFrame last{addr(2), 0, code.at(384 + 8)};
+  words[0] = addr(10);            // below the anchor: the VM function's saved rbp, the blob's
+  words[6] = code.at(60);         // the poll's PC among the saved registers
+  words[10] = addr(24);           // the blob's saved rbp: B's
+  words[11] = code.at(128 + 40);  // the return address into B, at its call
+  Regs out{};
+  ASSERT_TRUE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
+  EXPECT_EQ(out.pc, code.at(128 + 40));
+  EXPECT_EQ(out.sp, addr(12));
+  EXPECT_EQ(out.fp, addr(24));
+  words[11] = code.at(128 + 44);  // a return address that follows no call
+  EXPECT_FALSE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
+  words[11] = code.at(128 + 40);
+  words[6] = 0;  // the poll's PC not among the saved registers: rbp is not the blob's
+  EXPECT_FALSE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
+  words[6] = code.at(60);
+  words[0] = addr(1);  // a saved rbp below the anchor
+  EXPECT_FALSE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
+}
+
 TEST(X64Walk, WalksCompiledAndInterpreterFramesUpToAStub) {
   FakeCode code;
   FakeStack stack(code);

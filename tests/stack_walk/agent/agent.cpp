@@ -203,11 +203,11 @@ void final_checks() {
     // The run must have sampled code of classes that unload: traces whose class went before their
     // delivery fail as class_unloaded, the others deliver Payload frames, resolved in the callbacks.
     // How they split varies widely with GC timing (11 to 6,000 delivered Payload frames in 20-s
-    // runs with the same ~10,000 sampled), so only their sum has a floor.
+    // runs with the same ~10,000 sampled; none on a loaded machine, where delivery falls further
+    // behind and every such class is gone first), so only their sum has a floor.
     const int64_t unloaded = c.failed_by_reason[JVMKIT_FAILURE_CLASS_UNLOADED];
     std::fprintf(stderr, "  frames of the unloading Payload classes: %lld (traces failed as class_unloaded: %lld)\n",
                  (long long)s.frames_of_payload, (long long)unloaded);
-    if (s.frames_of_payload == 0) violation("no Payload frame delivered");
     if (s.frames_of_payload + unloaded < 100) {
       violation("too few samples in unloading classes (%lld Payload frames, %lld class_unloaded failures)",
                 (long long)s.frames_of_payload, (long long)unloaded);

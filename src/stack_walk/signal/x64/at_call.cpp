@@ -201,7 +201,10 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFr
   // The thread ran below its anchor's SP, so the word under it is on its mapped stack.
   if (last.pc == 0) last.pc = load_word(last.sp - 8);
   Regs top{};
-  if (!first_java_frame(code, last, stack_top, &top)) return out;
+  if (!first_java_frame(code, last, stack_top, &top) &&
+      !frame_at_poll(code, last, layout->saved_exception_pc_of(jni), stack_top, &top)) {
+    return out;
+  }
   if (entries != nullptr) *entries = EntriesOut{};
   out.result = walk_below_stub(code, top, stack_top, frames, depth, physical, kMaxPhysicalFrames, &out.physical_count,
                                &out.completeness, entries, 0);

@@ -30,6 +30,37 @@ JVMKIT_SIGNAL_SAFE inline bool follows_call(const CodeRange& range, uintptr_t re
   return false;
 }
 
+// The length of a safepoint poll of compiled code at P ("test eax, [reg]": 85 /r with rax in the
+// reg field, REX.B optional; rsp and r12 need a SIB byte, rbp and r13 a zero disp8: the encodings
+// HotSpot's safepoint handler blob steps over), reading at most AVAILABLE bytes; 0 for anything else.
+JVMKIT_SIGNAL_SAFE inline size_t safepoint_poll_length(const uint8_t* p, size_t available) noexcept {
+  const size_t rex = available >= 1 && p[0] == 0x41 ? 1 : 0;
+  if (available < rex + 2 || p[rex] != 0x85 || (p[rex + 1] & 0x38) != 0) return 0;
+  const uint8_t mod = p[rex + 1] >> 6, rm = p[rex + 1] & 7;
+  if (mod == 0 && rm != 4 && rm != 5) return rex + 2;
+  if (available < rex + 3) return 0;
+  if (mod == 0 && rm == 4 && p[rex + 2] == 0x24) return rex + 3;
+  if (mod == 1 && rm == 5 && p[rex + 2] == 0x00) return rex + 3;
+  return 0;
+}
+
+// True when P holds the poll compiled code makes on its way out ("cmp rsp, [r15 + disp]": 49 3B
+// A7 disp32 or 49 3B 67 disp8, the thread's polling word), reading at most AVAILABLE bytes. By
+// then the method's frame is gone: a thread stopped there stands in its caller, at the call.
+JVMKIT_SIGNAL_SAFE inline bool is_return_poll(const uint8_t* p, size_t available) noexcept {
+  return available >= 4 && p[0] == 0x49 && p[1] == 0x3B && (p[2] == 0x67 || (p[2] == 0xA7 && available >= 7));
+}
+
+// True when a safepoint poll ends right before AT, inside RANGE: HotSpot describes a poll by the
+// debug record at its end, as it describes a call by the record at its return address.
+JVMKIT_SIGNAL_SAFE inline bool follows_safepoint_poll(const CodeRange& range, uintptr_t at) noexcept {
+  for (size_t length = 2; length <= 4; length++) {
+    if (at < range.start + length) return false;
+    if (safepoint_poll_length(reinterpret_cast<const uint8_t*>(at - length), length) == length) return true;
+  }
+  return false;
+}
+
 // Decodes "sub rsp, imm" at P (48 83 EC ib, or 48 81 EC id), reading at most AVAILABLE bytes:
 // true with *IMM and the instruction's *LENGTH, or false.
 JVMKIT_SIGNAL_SAFE inline bool decode_sub_rsp(const uint8_t* p, size_t available, uint32_t* imm,

@@ -157,6 +157,55 @@ JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot
   return matches == 1;
 }
 
+namespace {
+
+// The registers HotSpot's safepoint blob saves right below its rbp (flags and the general
+// registers, in words): where the poll's stub left the poll's PC.
+constexpr uintptr_t kBlobSavedWords = 24;
+
+// See frame_at_poll, a poll on the way out. SP is the anchor's.
+JVMKIT_SIGNAL_SAFE bool caller_of_return_poll(const CodeSnapshot& code, const StackBounds& bounds, uintptr_t sp,
+                                              uintptr_t poll, Regs* out) noexcept {
+  const uintptr_t rbp = load_word(sp - 16);
+  if ((rbp & 7) != 0 || rbp <= sp || !bounds.holds(rbp + 8)) return false;
+  const uintptr_t ret = load_word(rbp + 8);
+  const CodeRange* caller = code.find(ret);
+  if (!is_java(caller) || (caller->kind == CodeKind::kNMethod && !follows_call(*caller, ret))) return false;
+  int saved = 0;
+  for (uintptr_t slot = rbp > sp + 8 * kBlobSavedWords ? rbp - 8 * kBlobSavedWords : sp; slot < rbp; slot += 8) {
+    if (load_word(slot) == poll) saved++;
+  }
+  if (saved != 1) return false;
+  *out = Regs{ret, rbp + 16, load_word(rbp)};
+  return true;
+}
+
+}  // namespace
+
+JVMKIT_SIGNAL_SAFE bool frame_at_poll(const CodeSnapshot& code, const hotspot::LastJavaFrame& last, uintptr_t poll,
+                                      uintptr_t stack_top, Regs* out) noexcept {
+  const CodeRange* blob = code.find(last.pc != 0 ? last.pc : load_word(last.sp - 8));
+  const CodeRange* r = code.find(poll);
+  if (blob == nullptr || !blob->safepoint_blob || r == nullptr || r->kind != CodeKind::kNMethod || r->native_wrapper) {
+    return false;
+  }
+  const StackBounds bounds{last.sp, std::min(last.sp + kMaxBlobFrame, stack_top)};
+  if (is_return_poll(reinterpret_cast<const uint8_t*>(poll), r->end - poll)) {
+    return caller_of_return_poll(code, bounds, last.sp, poll, out);
+  }
+  const size_t length = safepoint_poll_length(reinterpret_cast<const uint8_t*>(poll), r->end - poll);
+  if (length == 0) return false;
+  uintptr_t found = 0;
+  for (uintptr_t slot = last.sp + 8; bounds.holds(slot); slot += 8) {
+    if (load_word(slot) != poll) continue;
+    if (found != 0) return false;  // ambiguous
+    found = slot;
+  }
+  if (found == 0) return false;
+  *out = Regs{poll + length, found + 8, load_word(found - 8)};
+  return true;
+}
+
 JVMKIT_SIGNAL_SAFE bool anchor_frame(const CodeSnapshot& code, JNIEnv* jni, uintptr_t sp, uintptr_t stack_top,
                                      Regs* out) noexcept {
   const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();

@@ -70,6 +70,25 @@ JVMKIT_SIGNAL_SAFE inline bool is_java(const CodeRange* r) noexcept {
 JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
                                          uintptr_t stack_top, Regs* out) noexcept;
 
+// The first Java frame of a thread whose frame anchor LAST lies in HotSpot's safepoint handler
+// blob: a safepoint poll of compiled code sent it there, and it waits for a safepoint (a
+// collector's pause). POLL is the poll's PC (JavaThread::_saved_exception_pc).
+//  - A poll in a method's body: the blob keeps POLL in its frame's return-address slot, the one
+//    word within kMaxBlobFrame above the anchor that holds it (two such words: not found), with
+//    the compiled frame's rbp below it and its SP above. *OUT gets the PC right after the poll,
+//    where HotSpot's debug record of the poll is, so the frame is described as HotSpot does.
+//  - A poll on a method's way out (is_return_poll): the method's frame is gone, and the blob's
+//    return-address slot holds the return address into its caller: *OUT is the caller at its
+//    call. The blob's rbp is the word the VM function it called saved below the anchor (libjvm
+//    keeps frame pointers); it must lie above the anchor, hold a Java return address above it,
+//    and have POLL among the registers the blob saved right below it (the poll's stub passes it
+//    in a scratch register).
+// False when POLL is no poll of an nmethod or the frame is not found. Reads only between
+// LAST.sp - 16 and STACK_TOP.
+constexpr uintptr_t kMaxBlobFrame = 1024 * 8;
+JVMKIT_SIGNAL_SAFE bool frame_at_poll(const CodeSnapshot& code, const hotspot::LastJavaFrame& last, uintptr_t poll,
+                                      uintptr_t stack_top, Regs* out) noexcept;
+
 // The current thread's last Java frame, which HotSpot's frame anchor records while the thread runs
 // outside Java code (native code, the VM): where AsyncGetCallTrace starts then (first_java_frame of
 // the anchor). False when the anchor is unknown or empty, or its SP is not on the stack above SP.

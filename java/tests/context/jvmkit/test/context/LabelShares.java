@@ -7,8 +7,10 @@ import org.jvmkit.JvmkitContext;
  * /c 20 %, by iteration counts of one loop (the same code for all three, so that only the labels
  * tell them apart). /a's requests also run inside an OpenTelemetry span with fixed ids.
  *
- * <p>Usage: LabelShares SECONDS [THREADS]. Exits 2 when the agent is not active (a profile
- * without labels would make the checks meaningless).
+ * <p>Usage: LabelShares SECONDS [THREADS]: each thread runs until it has used SECONDS of CPU time
+ * (so that a loaded machine gives as many CPU samples as an idle one, only later), at most 30
+ * times SECONDS of wall time. Exits 2 when the agent is not active (a profile without labels would
+ * make the checks meaningless).
  */
 public final class LabelShares {
   static final String TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -29,8 +31,10 @@ public final class LabelShares {
   }
 
   @SuppressWarnings("try")
-  static void serve(long deadline) {
-    while (System.nanoTime() < deadline) {
+  static void serve(long cpuNanos, long deadline) {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    long cpuEnd = threads.getCurrentThreadCpuTime() + cpuNanos;
+    while (threads.getCurrentThreadCpuTime() < cpuEnd && System.nanoTime() < deadline) {
       for (int r = 0; r < ENDPOINTS.length; r++) {
         try (JvmkitContext.Scope request = JvmkitContext.with("endpoint", ENDPOINTS[r])) {
           if (r == 0) {
@@ -56,10 +60,11 @@ public final class LabelShares {
     }
     double seconds = Double.parseDouble(args[0]);
     int threads = args.length > 1 ? Integer.parseInt(args[1]) : 1;
-    long deadline = System.nanoTime() + (long) (seconds * 1e9);
+    long cpuNanos = (long) (seconds * 1e9);
+    long deadline = System.nanoTime() + 30 * cpuNanos;
     Thread[] workers = new Thread[threads];
     for (int t = 0; t < threads; t++) {
-      workers[t] = new Thread(() -> serve(deadline), "worker-" + t);
+      workers[t] = new Thread(() -> serve(cpuNanos, deadline), "worker-" + t);
       workers[t].start();
     }
     for (Thread w : workers) {
