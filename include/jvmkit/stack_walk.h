@@ -419,9 +419,10 @@ typedef enum {
                                                  slow_subtype_check: at [sp + the bytes it saved] */
   JVMKIT_RECOVERY_VM_ANCHOR = 13,            /* PC in the JVM's own code (a Java thread inside the VM:
                                                 the allocation slow path, class resolution, a runtime
-                                                call): the Java frames from the thread's frame anchor,
-                                                its PC the word below its SP as HotSpot makes it
-                                                walkable; each caller at its call */
+                                                call, a collector's pause): the Java frames from the
+                                                thread's frame anchor, its PC the word below its SP as
+                                                HotSpot makes it walkable; each caller at its call; a
+                                                frame stopped at a safepoint poll at the poll */
   JVMKIT_RECOVERY_KIND_COUNT = 14
 } jvmkitRecoveryKind;
 
