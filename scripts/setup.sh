@@ -9,6 +9,7 @@ set -euo pipefail
 
 PACKAGES=(
   cmake g++ make pkg-config git
+  ccache  # a second build of the same sources (another clone, the test command's other trees) reuses the first
   libgtest-dev libgmock-dev googletest libbenchmark-dev zlib1g-dev
   openjdk-17-jdk-headless
   libelf-dev libdw-dev  # native frames: ELF headers and DWARF call-frame information (elfutils)

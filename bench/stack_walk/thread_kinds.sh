@@ -40,7 +40,7 @@ summarise() {
       echo "== JDK $version ${flags:-(default flags)}: threads started from Java (InsideVmMain)"
       # shellcheck disable=SC2086 # FLAGS holds zero or one option
       "$java" "-agentpath:$agent=mode=accounting,rate=5000,track=worker-,check_main=no,run_moments=3000" $flags \
-        -XX:CompileCommand=quiet "-XX:CompileCommand=dontinline,*::hotLoop" -cp "$classes" \
+        -Djava.library.path="$PWD/$build/tests/stack_walk" -XX:CompileCommand=quiet "-XX:CompileCommand=dontinline,*::hotLoop" -cp "$classes" \
         jvmkit.test.walk.InsideVmMain sampled:120 2>&1 | summarise
       echo "== JDK $version ${flags:-(default flags)}: the main thread and a thread attached through JNI (ShapesMain)"
       # shellcheck disable=SC2086

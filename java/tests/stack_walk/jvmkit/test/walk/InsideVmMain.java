@@ -147,6 +147,7 @@ public final class InsideVmMain {
           throw new IllegalStateException(e);
         }
       }, "worker-" + workload);
+      threads[i].setDaemon(true);  // a main thread that fails ends the run
       threads[i].start();
     }
     length.await();
