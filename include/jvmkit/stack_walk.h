@@ -10,9 +10,12 @@
  *  - A request for the current thread with a ucontext (e.g. from a profiling signal handler) is
  *    captured in the calling thread, immediately, from the interrupted PC, into preallocated storage.
  *    Its trace is unbiased (biased = JNI_FALSE). The capture proves the trace the thread's whole
- *    stack by walking it down to the thread's first entry into Java: a trace found cut short ends
- *    in the failure cut_short; one it cannot prove whole, on a thread whose bottom frame is not
- *    known (the main thread, threads attached through JNI), is delivered biased (JNI_TRUE).
+ *    stack by walking it down to the thread's first entry into Java, on every kind of thread (the
+ *    main thread and threads attached through JNI too): a trace AsyncGetCallTrace cut short at a
+ *    call from the VM back into Java is completed by that walk; one cut elsewhere ends in the
+ *    failure cut_short; one it cannot prove whole (a frame it cannot pass), on a thread whose
+ *    bottom frame is not known (the main thread, threads attached through JNI), is delivered
+ *    biased (JNI_TRUE).
  *  - A request for the current thread without a ucontext (from a JVMTI event callback, a JNI native
  *    method) is captured in the calling thread too, from the thread's last Java frame: its trace
  *    is the stack at the moment of the request, each frame at its call. Its trace is reported
