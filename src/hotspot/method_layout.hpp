@@ -41,6 +41,15 @@ struct MethodLayout {
     return reinterpret_cast<jmethodID>(load(ids + 8 * (static_cast<uintptr_t>(idnum) + 1)));
   }
 
+  // SIGNAL SAFE. Whether METHOD has bytecodes: not a native (or abstract) method.
+  JVMKIT_SIGNAL_SAFE bool has_bytecodes(uintptr_t method) const noexcept {
+    const uintptr_t cm = load(method + const_method);
+    if (cm == 0) return false;
+    uint16_t size;
+    std::memcpy(&size, reinterpret_cast<const void*>(cm + code_size), sizeof(size));
+    return size != 0;
+  }
+
   // SIGNAL SAFE. The bci of the bytecode pointer BCP in METHOD, or -1 when BCP is not in its code.
   JVMKIT_SIGNAL_SAFE jint bci(uintptr_t method, uintptr_t bcp) const noexcept {
     const uintptr_t cm = load(method + const_method);

@@ -43,9 +43,13 @@ JVMKIT_SIGNAL_SAFE bool describe_java_frame(const CodeRange& r, const Regs& at, 
   const uintptr_t method = load_word(method_slot);
   const jmethodID id = method != 0 ? methods->method_id(method) : nullptr;
   const uintptr_t bcp = load_word(bcp_slot);
-  const jint bci = method != 0 && bcp != 0 ? methods->bci(method, bcp) : -1;
-  if (id == nullptr || (bcp != 0 && bci < 0)) return false;
-  out->one = hotspot::AsgctFrame{bcp == 0 ? hotspot::kAsgctNativeBci : bci, id};
+  // A native method run by the interpreter's native entry has no bytecodes: its bcp slot holds 0,
+  // or, once the entry saved its bytecode-pointer register for a call into the VM, the start of its
+  // empty code.
+  const bool native = method != 0 && (bcp == 0 || !methods->has_bytecodes(method));
+  const jint bci = method != 0 && !native ? methods->bci(method, bcp) : -1;
+  if (id == nullptr || (!native && bci < 0)) return false;
+  out->one = hotspot::AsgctFrame{native ? hotspot::kAsgctNativeBci : bci, id};
   out->frames = &out->one;
   out->count = 1;
   return true;

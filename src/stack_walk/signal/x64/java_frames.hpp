@@ -38,7 +38,7 @@ enum class Describe {
 
 // Describes the Java frame AT in R: a compiled frame standing at a call by that call's own record;
 // an interpreter frame by its Method* and bytecode pointer; a native method's frame (HotSpot's
-// wrapper, or the interpreter's native entry, which keeps a null bytecode pointer) as
+// wrapper, or the interpreter's native entry, whose method has no bytecodes) as
 // AsyncGetCallTrace reports it. False when the frame cannot be described. An interpreter frame
 // is described as HOW says; METHODS (the layout, needed by Describe::kAll only) reads its Method*.
 JVMKIT_SIGNAL_SAFE bool describe_java_frame(const CodeRange& r, const Regs& at, const StackBounds& bounds,
