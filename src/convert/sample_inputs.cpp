@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -42,7 +43,9 @@ int64_t setting_ns(std::string_view value) {
 // The converter's event of a recording's event type; "" for types it does not convert.
 std::string_view event_of(const jfr::ReadEvent& e) {
   if (e.type == "jdk.ExecutionSample") return "cpu";
-  if (e.type == "jvmkit.WallClockSample") return "wall";
+  // profiler.WallClockSample: jvmkit's (and async-profiler's); jvmkit.WallClockSample: jvmkit's
+  // until 2026-12-07.
+  if (e.type == "profiler.WallClockSample" || e.type == "jvmkit.WallClockSample") return "wall";
   if (e.type == "jvmkit.PerfEventSample") return e.event_name;
   if (e.type == "jdk.ObjectAllocationSample") return "alloc";
   if (e.type == "jdk.JavaMonitorEnter" || e.type == "jdk.ThreadPark") return "lock";
@@ -91,8 +94,10 @@ class JfrSamples {
     if (event == "lock") {
       s.weight = e.duration_ns;
     } else if (event == "cpu" || event == "wall") {
+      // An async-profiler wall-clock sample may stand for several ticks of the clock.
+      s.count = std::max<int64_t>(e.samples, 1);
       auto it = periods_.find(std::string(e.type));
-      s.weight = it != periods_.end() ? it->second : 0;
+      s.weight = it != periods_.end() ? it->second * s.count : 0;
     } else {
       s.weight = e.weight;
     }

@@ -48,6 +48,12 @@ void Buffer::string(std::string_view utf8) {
   bytes_.append(utf8);
 }
 
+void Buffer::utf8_bytes(std::string_view utf8) {
+  u8(3);
+  varint(utf8.size());
+  bytes_.append(utf8);
+}
+
 void Buffer::sized(std::string_view body) {
   size_t size = body.size() + 1;
   while (varint_size(size) + body.size() != size) size = varint_size(size) + body.size();

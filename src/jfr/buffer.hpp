@@ -22,11 +22,18 @@ class Buffer {
   void varint(uint64_t v);
   // A signed value as JFR writes it: the two's complement bits as an unsigned varint.
   void varint_signed(int64_t v) { varint(static_cast<uint64_t>(v)); }
+  // A value of an int field, as HotSpot writes it: the 32 bits of its two's complement, so that
+  // -1 takes five bytes, not nine. Readers that decode ints with a 32-bit varint reader (async-
+  // profiler's converter) know no ninth byte: a nine-byte int makes them lose their place.
+  void varint_int(int32_t v) { varint(static_cast<uint32_t>(v)); }
   void raw16(uint16_t v);
   void raw32(uint32_t v);
   void raw64(uint64_t v);
   // A UTF-8 string (encoding 3), or the empty string (encoding 1).
   void string(std::string_view utf8);
+  // A UTF-8 string in encoding 3 also when it is empty: the entries of the symbol pool, which
+  // async-profiler's converter accepts in that encoding only (HotSpot writes symbols so).
+  void utf8_bytes(std::string_view utf8);
   void null_string() { u8(0); }
   void append(std::string_view bytes) { bytes_.append(bytes); }
   // An event: its size (which counts the size's own bytes) as a varint, then BODY.

@@ -1,6 +1,8 @@
 #include "jfr/chunk_writer.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 
 #include "jfr/metadata.hpp"
 
@@ -9,11 +11,30 @@ namespace jvmkit::jfr {
 namespace {
 
 constexpr size_t kHeaderSize = 68;
-constexpr uint64_t kRunnableState = 1;  // the one thread state a CPU sample has
+// The chunk header's flags: its integers are varints (JDK Mission Control reads them as fixed-size
+// numbers without this flag; the JDK's reader does not look), and the recording's last chunk.
+constexpr uint8_t kCompressedIntegersFlag = 1 << 0;
 constexpr uint8_t kFinalChunkFlag = 1 << 1;
 
-constexpr FrameKind kFrameKinds[] = {FrameKind::kInterpreted, FrameKind::kJit, FrameKind::kInlined,
-                                     FrameKind::kNative,      FrameKind::kCpp, FrameKind::kKernel};
+// The thread states of samples, as async-profiler names them and its converter tells CPU samples
+// from wall-clock ones by (--cpu takes STATE_DEFAULT, --wall the others): a CPU sample's thread
+// ran; a wall-clock sample's thread ran or waited, which jvmkit does not tell apart.
+constexpr uint64_t kCpuState = 1;
+constexpr uint64_t kWallState = 2;
+constexpr std::pair<uint64_t, std::string_view> kStates[] = {{kCpuState, "STATE_DEFAULT"},
+                                                             {kWallState, "STATE_UNKNOWN"}};
+
+// The frame types every chunk lists: the JDK's. C++ and Kernel only in a chunk whose stacks have
+// such frames: async-profiler's converter takes Native for C code (and names the frame without
+// its class) in a recording that lists Kernel, as its own recordings do, while jvmkit's Native is
+// the JDK's, a Java native method.
+constexpr FrameKind kJdkFrameKinds[] = {FrameKind::kInterpreted, FrameKind::kJit, FrameKind::kInlined,
+                                        FrameKind::kNative};
+constexpr FrameKind kNativeCodeKinds[] = {FrameKind::kCpp, FrameKind::kKernel};
+constexpr uint32_t bit(FrameKind kind) { return 1u << static_cast<uint32_t>(kind); }
+
+// A park whose timeout and deadline are not known: the JDK's value for "none" (jfr print: N/A).
+constexpr int64_t kNoTime = INT64_MIN;
 
 // The package of a Java class name: "java.lang" of "java.lang.String", "" of "int[]".
 std::string_view package_of(std::string_view java_name) {
@@ -41,7 +62,8 @@ const char* frame_kind_name(FrameKind kind) {
   return "Unknown";
 }
 
-// The frame types' and thread states' keys are the same in every chunk, as are their values.
+// The frame types' and thread states' keys are the same in every chunk (the frame types listed
+// depend on the chunk's stacks).
 ChunkWriter::ChunkWriter(int64_t start_nanos, int64_t start_ticks, uint64_t first_key)
     : start_nanos_(start_nanos), start_ticks_(start_ticks), next_key_(std::max<uint64_t>(first_key, 1)) {}
 
@@ -109,9 +131,10 @@ uint64_t ChunkWriter::add_stack(std::span<const StackFrame> frames, bool truncat
   stacks_.boolean(truncated);
   stacks_.varint(frames.size());
   for (const StackFrame& f : frames) {
+    frame_kinds_ |= bit(f.kind);
     stacks_.varint(f.method);
-    stacks_.varint_signed(f.line);
-    stacks_.varint_signed(f.bci);
+    stacks_.varint_int(f.line);
+    stacks_.varint_int(f.bci);
     stacks_.varint(static_cast<uint64_t>(f.kind));
   }
   return key;
@@ -139,8 +162,15 @@ void ChunkWriter::commit(const Buffer& event) {
   events_count_++;
 }
 
-// The three context fields every sample event ends with (metadata.cpp).
-void ChunkWriter::context_fields(const EventContext& context) {
+// The context of the sample just written (of type SAMPLE_TYPE), an event of its own right after
+// it (metadata.cpp, jvmkit.SampleContext); nothing when the sample has none.
+void ChunkWriter::context_event(int64_t ticks, uint64_t thread, TypeId sample_type, const EventContext& context) {
+  if (context.labels.empty() && context.trace_id.empty() && context.span_id.empty()) return;
+  scratch_.clear();
+  scratch_.varint(kSampleContext);
+  scratch_.varint_signed(ticks);
+  scratch_.varint(thread);
+  scratch_.string(find_type(sample_type)->name);
   for (std::string_view text : {context.labels, context.trace_id, context.span_id}) {
     if (text.empty()) {
       scratch_.null_string();
@@ -148,6 +178,7 @@ void ChunkWriter::context_fields(const EventContext& context) {
       scratch_.string(text);
     }
   }
+  commit(scratch_);
 }
 
 void ChunkWriter::execution_sample(int64_t ticks, uint64_t thread, uint64_t stack, const EventContext& context) {
@@ -156,9 +187,9 @@ void ChunkWriter::execution_sample(int64_t ticks, uint64_t thread, uint64_t stac
   scratch_.varint_signed(ticks);
   scratch_.varint(thread);
   scratch_.varint(stack);
-  scratch_.varint(kRunnableState);
-  context_fields(context);
+  scratch_.varint(kCpuState);
   commit(scratch_);
+  context_event(ticks, thread, kExecutionSample, context);
 }
 
 void ChunkWriter::wall_clock_sample(int64_t ticks, uint64_t thread, uint64_t stack, const EventContext& context) {
@@ -167,8 +198,10 @@ void ChunkWriter::wall_clock_sample(int64_t ticks, uint64_t thread, uint64_t sta
   scratch_.varint_signed(ticks);
   scratch_.varint(thread);
   scratch_.varint(stack);
-  context_fields(context);
+  scratch_.varint(kWallState);
+  scratch_.varint_int(1);  // samples: this one
   commit(scratch_);
+  context_event(ticks, thread, kWallClockSample, context);
 }
 
 void ChunkWriter::perf_event_sample(int64_t ticks, uint64_t thread, uint64_t stack, std::string_view event,
@@ -180,8 +213,8 @@ void ChunkWriter::perf_event_sample(int64_t ticks, uint64_t thread, uint64_t sta
   scratch_.varint(stack);
   scratch_.string(event);
   scratch_.varint_signed(weight);
-  context_fields(context);
   commit(scratch_);
+  context_event(ticks, thread, kPerfEventSample, context);
 }
 
 void ChunkWriter::allocation_sample(int64_t ticks, uint64_t thread, uint64_t stack, uint64_t object_class,
@@ -193,8 +226,8 @@ void ChunkWriter::allocation_sample(int64_t ticks, uint64_t thread, uint64_t sta
   scratch_.varint(stack);
   scratch_.varint(object_class);
   scratch_.varint_signed(weight);
-  context_fields(context);
   commit(scratch_);
+  context_event(ticks, thread, kObjectAllocationSample, context);
 }
 
 void ChunkWriter::monitor_enter(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack,
@@ -206,8 +239,10 @@ void ChunkWriter::monitor_enter(int64_t start_ticks, int64_t duration, uint64_t 
   scratch_.varint(thread);
   scratch_.varint(stack);
   scratch_.varint(monitor_class);
-  context_fields(context);
+  scratch_.varint(0);  // previousOwner: not known
+  scratch_.varint(0);  // address: not known
   commit(scratch_);
+  context_event(start_ticks, thread, kJavaMonitorEnter, context);
 }
 
 void ChunkWriter::thread_park(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack,
@@ -219,8 +254,11 @@ void ChunkWriter::thread_park(int64_t start_ticks, int64_t duration, uint64_t th
   scratch_.varint(thread);
   scratch_.varint(stack);
   scratch_.varint(parked_class);
-  context_fields(context);
+  scratch_.varint_signed(kNoTime);  // timeout: not known
+  scratch_.varint_signed(kNoTime);  // until: not known
+  scratch_.varint(0);               // address: not known
   commit(scratch_);
+  context_event(start_ticks, thread, kThreadPark, context);
 }
 
 void ChunkWriter::active_recording(int64_t ticks, const RecordingInfo& r) {
@@ -242,6 +280,9 @@ void ChunkWriter::active_recording(int64_t ticks, const RecordingInfo& r) {
 }
 
 void ChunkWriter::active_setting(int64_t ticks, uint64_t event_type, std::string_view name, std::string_view value) {
+  // JDK Mission Control reads the id as an event type of the chunk: the recording's own settings
+  // are jdk.ActiveRecording's, as async-profiler writes them.
+  if (event_type == 0) event_type = kActiveRecording;
   scratch_.clear();
   scratch_.varint(kActiveSetting);
   scratch_.varint_signed(ticks);
@@ -276,23 +317,26 @@ void ChunkWriter::write_constant_pools(Buffer& out, int64_t ticks) const {
   Buffer symbols, frame_types, states;
   for (const auto& [key, s] : symbols_) {
     symbols.varint(key);
-    symbols.string(s);
+    symbols.utf8_bytes(s);
   }
-  for (FrameKind kind : kFrameKinds) {
+  size_t frame_type_count = 0;
+  auto frame_type = [&](FrameKind kind) {
     frame_types.varint(static_cast<uint64_t>(kind));
     frame_types.string(frame_kind_name(kind));
+    frame_type_count++;
+  };
+  for (FrameKind kind : kJdkFrameKinds) frame_type(kind);
+  for (FrameKind kind : kNativeCodeKinds)
+    if ((frame_kinds_ & bit(kind)) != 0) frame_type(kind);
+  for (const auto& [key, name] : kStates) {
+    states.varint(key);
+    states.string(name);
   }
-  states.varint(kRunnableState);
-  states.string("STATE_RUNNABLE");
   const Pool pools[] = {
-      {kThread, thread_count_, &threads_},
-      {kStackTrace, stack_count_, &stacks_},
-      {kMethod, method_count_, &methods_},
-      {kClass, class_count_, &classes_},
-      {kPackage, package_count_, &packages_},
-      {kSymbol, symbols_.size(), &symbols},
-      {kFrameType, std::size(kFrameKinds), &frame_types},
-      {kThreadState, 1, &states},
+      {kThread, thread_count_, &threads_},          {kStackTrace, stack_count_, &stacks_},
+      {kMethod, method_count_, &methods_},          {kClass, class_count_, &classes_},
+      {kPackage, package_count_, &packages_},       {kSymbol, symbols_.size(), &symbols},
+      {kFrameType, frame_type_count, &frame_types}, {kThreadState, std::size(kStates), &states},
   };
   size_t written = 0;
   for (const Pool& p : pools) written += p.count > 0 ? 1 : 0;
@@ -322,7 +366,7 @@ std::string ChunkWriter::finish(int64_t end_ticks, bool final) {
   out.u8(0);                 // file state: finished
   out.u8(0);
   out.u8(0);
-  out.u8(final ? kFinalChunkFlag : 0);
+  out.u8(kCompressedIntegersFlag | (final ? kFinalChunkFlag : 0));
   out.append(events_.bytes());
   const size_t pools_at = out.size();
   write_constant_pools(out, end_ticks);

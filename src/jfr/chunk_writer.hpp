@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "jfr/buffer.hpp"
+#include "jfr/metadata.hpp"
 
 namespace jvmkit::jfr {
 
@@ -52,9 +53,9 @@ struct ThreadInfo {
   bool is_virtual = false;
 };
 
-// A sample's request context (org.jvmkit.JvmkitContext), the last three fields of every sample
-// event: contextLabels ("endpoint=/a,tenant=x"), traceId (32 hex digits), spanId (16); each
-// written as null when empty.
+// A sample's request context (org.jvmkit.JvmkitContext), written as a jvmkit.SampleContext event
+// right after the sample (none when all three are empty): contextLabels ("endpoint=/a,tenant=x"),
+// traceId (32 hex digits), spanId (16); each written as null when empty.
 struct EventContext {
   std::string_view labels;
   std::string_view trace_id;
@@ -101,7 +102,8 @@ class ChunkWriter {
   void thread_park(int64_t start_ticks, int64_t duration, uint64_t thread, uint64_t stack, uint64_t parked_class,
                    const EventContext& context = {});
   void active_recording(int64_t ticks, const RecordingInfo& recording);
-  // A setting of the event type EVENT_TYPE (metadata.hpp's TypeId) or, with 0, of the recording.
+  // A setting of the event type EVENT_TYPE (metadata.hpp's TypeId) or, with 0, of the recording
+  // (written as jdk.ActiveRecording's).
   void active_setting(int64_t ticks, uint64_t event_type, std::string_view name, std::string_view value);
 
   size_t events() const { return events_count_; }
@@ -117,7 +119,7 @@ class ChunkWriter {
  private:
   void write_constant_pools(Buffer& out, int64_t ticks) const;
   void commit(const Buffer& event);
-  void context_fields(const EventContext& context);
+  void context_event(int64_t ticks, uint64_t thread, TypeId sample_type, const EventContext& context);
 
   int64_t start_nanos_;
   int64_t start_ticks_;
@@ -131,6 +133,7 @@ class ChunkWriter {
   std::unordered_map<std::string, uint64_t> symbol_keys_;
   Buffer classes_, packages_, methods_, stacks_, threads_;
   size_t class_count_ = 0, package_count_ = 0, method_count_ = 0, stack_count_ = 0, thread_count_ = 0;
+  uint32_t frame_kinds_ = 0;  // a bit per FrameKind the stacks hold
   std::unordered_map<std::string, uint64_t> class_keys_, package_keys_, method_keys_;
 };
 

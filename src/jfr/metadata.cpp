@@ -109,42 +109,48 @@ constexpr FieldDef kFrameTypeFields[] = {{"description", kString, false, false, 
 constexpr FieldDef kThreadStateFields[] = {{"name", kString, false, false, kLabelName}};
 
 // --- Events: startTime first, then duration when the event has one (the JDK's parser reads
-// them by position), then the event thread and stack, then the event's own fields. ---
+// them by position), then the event thread and stack, then the event's own fields. The sample
+// events have exactly the JDK's fields (async-profiler's for profiler.WallClockSample), in their
+// order, also those jvmkit leaves null or 0: async-profiler's converter reads these events by
+// position and goes on where their fields end, not where their size says. ---
 constexpr Annotation kLabelState[] = {{kLabel, "Thread State"}};
-// The request context of a sample (org.jvmkit.JvmkitContext): jvmkit's own fields, after the
-// JDK's, on every sample event; null when the thread had none (ChunkWriter's EventContext).
-constexpr Annotation kLabelContext[] = {{kLabel, "Context Labels"}};
-constexpr Annotation kLabelTraceId[] = {{kLabel, "Trace Id"}};
-constexpr Annotation kLabelSpanId[] = {{kLabel, "Span Id"}};
 constexpr FieldDef kExecutionSampleFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},
     {"sampledThread", kThread, true, false, label(kSampledThread)},
     {"stackTrace", kStackTrace, true, false, label(kStack)},
     {"state", kThreadState, true, false, kLabelState},
-    {"contextLabels", kString, false, false, kLabelContext},
-    {"traceId", kString, false, false, kLabelTraceId},
-    {"spanId", kString, false, false, kLabelSpanId},
 };
 constexpr Annotation kLabelObjectClass[] = {{kLabel, "Object Class"}};
 constexpr FieldDef kAllocationFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},   {"eventThread", kThread, true, false, label(kEventThread)},
     {"stackTrace", kStackTrace, true, false, label(kStack)}, {"objectClass", kClass, true, false, kLabelObjectClass},
-    {"weight", kLong, false, false, label(kWeightBytes)},    {"contextLabels", kString, false, false, kLabelContext},
-    {"traceId", kString, false, false, kLabelTraceId},       {"spanId", kString, false, false, kLabelSpanId},
+    {"weight", kLong, false, false, label(kWeightBytes)},
 };
 constexpr Annotation kLabelMonitorClass[] = {{kLabel, "Monitor Class"}};
+constexpr Annotation kLabelPreviousOwner[] = {{kLabel, "Previous Monitor Owner"}};
+constexpr Annotation kLabelMonitorAddress[] = {{kLabel, "Monitor Address"}};
 constexpr FieldDef kMonitorEnterFields[] = {
-    {"startTime", kLong, false, false, label(kStartTime)},      {"duration", kLong, false, false, label(kDuration)},
-    {"eventThread", kThread, true, false, label(kEventThread)}, {"stackTrace", kStackTrace, true, false, label(kStack)},
-    {"monitorClass", kClass, true, false, kLabelMonitorClass},  {"contextLabels", kString, false, false, kLabelContext},
-    {"traceId", kString, false, false, kLabelTraceId},          {"spanId", kString, false, false, kLabelSpanId},
+    {"startTime", kLong, false, false, label(kStartTime)},
+    {"duration", kLong, false, false, label(kDuration)},
+    {"eventThread", kThread, true, false, label(kEventThread)},
+    {"stackTrace", kStackTrace, true, false, label(kStack)},
+    {"monitorClass", kClass, true, false, kLabelMonitorClass},
+    {"previousOwner", kThread, true, false, kLabelPreviousOwner},
+    {"address", kLong, false, false, kLabelMonitorAddress},
 };
 constexpr Annotation kLabelParkedClass[] = {{kLabel, "Class Parked On"}};
+constexpr Annotation kLabelParkTimeout[] = {{kLabel, "Park Timeout"}, {kTimespan, "NANOSECONDS"}};
+constexpr Annotation kLabelParkUntil[] = {{kLabel, "Park Until"}, {kTimestamp, "MILLISECONDS_SINCE_EPOCH"}};
+constexpr Annotation kLabelParkAddress[] = {{kLabel, "Address of Object Parked"}};
 constexpr FieldDef kThreadParkFields[] = {
-    {"startTime", kLong, false, false, label(kStartTime)},      {"duration", kLong, false, false, label(kDuration)},
-    {"eventThread", kThread, true, false, label(kEventThread)}, {"stackTrace", kStackTrace, true, false, label(kStack)},
-    {"parkedClass", kClass, true, false, kLabelParkedClass},    {"contextLabels", kString, false, false, kLabelContext},
-    {"traceId", kString, false, false, kLabelTraceId},          {"spanId", kString, false, false, kLabelSpanId},
+    {"startTime", kLong, false, false, label(kStartTime)},
+    {"duration", kLong, false, false, label(kDuration)},
+    {"eventThread", kThread, true, false, label(kEventThread)},
+    {"stackTrace", kStackTrace, true, false, label(kStack)},
+    {"parkedClass", kClass, true, false, kLabelParkedClass},
+    {"timeout", kLong, false, false, label(kLabelParkTimeout)},
+    {"until", kLong, false, false, label(kLabelParkUntil)},
+    {"address", kLong, false, false, kLabelParkAddress},
 };
 constexpr Annotation kLabelId[] = {{kLabel, "Id"}};
 constexpr Annotation kLabelDestination[] = {{kLabel, "Destination"}};
@@ -179,13 +185,15 @@ constexpr FieldDef kActiveSettingFields[] = {
     {"name", kString, false, false, kLabelSettingName},
     {"value", kString, false, false, kLabelSettingValue},
 };
+// async-profiler's wall-clock sample, whose readers (its converter's --wall) know it: SAMPLES is
+// the ticks a sample stands for, 1 in jvmkit's.
+constexpr Annotation kLabelSamples[] = {{kLabel, "Samples"}};
 constexpr FieldDef kWallClockFields[] = {
     {"startTime", kLong, false, false, label(kStartTime)},
     {"sampledThread", kThread, true, false, label(kSampledThread)},
     {"stackTrace", kStackTrace, true, false, label(kStack)},
-    {"contextLabels", kString, false, false, kLabelContext},
-    {"traceId", kString, false, false, kLabelTraceId},
-    {"spanId", kString, false, false, kLabelSpanId},
+    {"state", kThreadState, true, false, kLabelState},
+    {"samples", kInt, false, false, kLabelSamples},
 };
 constexpr Annotation kLabelEvent[] = {{kLabel, "Event"}};
 constexpr FieldDef kPerfEventFields[] = {
@@ -194,9 +202,19 @@ constexpr FieldDef kPerfEventFields[] = {
     {"stackTrace", kStackTrace, true, false, label(kStack)},
     {"event", kString, false, false, kLabelEvent},
     {"weight", kLong, false, false, label(kValue)},
-    {"contextLabels", kString, false, false, kLabelContext},
-    {"traceId", kString, false, false, kLabelTraceId},
-    {"spanId", kString, false, false, kLabelSpanId},
+};
+// The request context of a sample (org.jvmkit.JvmkitContext), an event of its own right after the
+// sample, of its time and thread: a field of the sample event would end it where readers that go
+// by position do not look. Written only for a sample whose thread had a context; a field is null
+// when that part of the context is unset (ChunkWriter's EventContext).
+constexpr Annotation kLabelSampleType[] = {{kLabel, "Sample Event"}};
+constexpr Annotation kLabelContext[] = {{kLabel, "Context Labels"}};
+constexpr Annotation kLabelTraceId[] = {{kLabel, "Trace Id"}};
+constexpr Annotation kLabelSpanId[] = {{kLabel, "Span Id"}};
+constexpr FieldDef kSampleContextFields[] = {
+    {"startTime", kLong, false, false, label(kStartTime)},   {"eventThread", kThread, true, false, label(kEventThread)},
+    {"sampleType", kString, false, false, kLabelSampleType}, {"contextLabels", kString, false, false, kLabelContext},
+    {"traceId", kString, false, false, kLabelTraceId},       {"spanId", kString, false, false, kLabelSpanId},
 };
 
 // --- Types ---
@@ -230,6 +248,12 @@ constexpr Annotation kTypePerfEvent[] = {
     {kLabel, "Perf Event Sample"},
     {kCategory, "jvmkit/Profiling"},
     {kDescription, "A thread's stack when a Linux perf event counted a period of WEIGHT events"}};
+constexpr Annotation kTypeSampleContext[] = {
+    {kLabel, "Sample Context"},
+    {kCategory, "jvmkit/Profiling"},
+    {kDescription,
+     "The request context (labels, trace and span) of the sample of the same time and thread "
+     "that comes right before it"}};
 
 constexpr TypeDef kTypes[] = {
     {kBoolean, "boolean", "", false, {}, {}},
@@ -260,8 +284,9 @@ constexpr TypeDef kTypes[] = {
     {kThreadPark, "jdk.ThreadPark", kEvent, false, kTypeThreadPark, kThreadParkFields},
     {kActiveRecording, "jdk.ActiveRecording", kEvent, false, kTypeActiveRecording, kActiveRecordingFields},
     {kActiveSetting, "jdk.ActiveSetting", kEvent, false, kTypeActiveSetting, kActiveSettingFields},
-    {kWallClockSample, "jvmkit.WallClockSample", kEvent, false, kTypeWallClock, kWallClockFields},
+    {kWallClockSample, "profiler.WallClockSample", kEvent, false, kTypeWallClock, kWallClockFields},
     {kPerfEventSample, "jvmkit.PerfEventSample", kEvent, false, kTypePerfEvent, kPerfEventFields},
+    {kSampleContext, "jvmkit.SampleContext", kEvent, false, kTypeSampleContext, kSampleContextFields},
 };
 
 // The element tree of the metadata event, its strings replaced by indices into one table.

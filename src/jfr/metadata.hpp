@@ -4,10 +4,16 @@
 // and constant pools use, with their fields in the order their values are written, and the JDK's
 // readers (jdk.jfr.consumer, `jfr print`, JDK Mission Control) decode values by that description
 // alone. jvmkit declares the JDK's own event types (jdk.ExecutionSample, jdk.ObjectAllocationSample,
-// jdk.JavaMonitorEnter, jdk.ThreadPark, jdk.ActiveRecording, jdk.ActiveSetting) with the fields of
-// the JDK's declarations that it fills, and two of its own (jvmkit.WallClockSample,
-// jvmkit.PerfEventSample) for the events the JDK has no type for. A field the JDK declares and
-// jvmkit leaves out reads as its default (null, 0) through jdk.jfr.consumer.
+// jdk.JavaMonitorEnter, jdk.ThreadPark, jdk.ActiveRecording, jdk.ActiveSetting), async-profiler's
+// wall-clock sample (profiler.WallClockSample: the JDK has none) and two of its own
+// (jvmkit.PerfEventSample, jvmkit.SampleContext). The sample events have exactly the fields of
+// the JDK's (async-profiler's) declarations, in their order, also those jvmkit does not know
+// (written as null, 0 or "none"): async-profiler's converter reads them by position. A field of
+// jdk.ActiveRecording the JDK declares and jvmkit leaves out reads as its default (null, 0)
+// through jdk.jfr.consumer.
+//
+// What readers other than the JDK's rely on (async-profiler's converter, JDK Mission Control) is
+// checked by layout_check.hpp.
 //
 // The ids are jvmkit's; a reader maps them through the metadata. 0 and 1 are the metadata and
 // constant-pool events' own ids. A constant-pool key of 0 is null.
@@ -60,8 +66,9 @@ enum TypeId : uint64_t {
   kThreadPark = 103,
   kActiveRecording = 104,
   kActiveSetting = 105,
-  kWallClockSample = 110,
+  kWallClockSample = 110,  // profiler.WallClockSample
   kPerfEventSample = 111,
+  kSampleContext = 112,
 };
 
 // An annotation of a type or a field. Category's values are separated by '/'.

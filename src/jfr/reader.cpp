@@ -52,6 +52,9 @@ void Reader::read_event(const Type& type, Cursor& c) {
       case Role::kWeight:
         e.weight = int_field(f, c);
         break;
+      case Role::kSamples:
+        e.samples = int_field(f, c);
+        break;
       case Role::kEvent:
         e.event_name = text_field(f, c, scratch_, 0);
         break;

@@ -54,6 +54,7 @@ struct ReadEvent {
   uint64_t chunk = 0;
   std::string_view object_class;  // objectClass, monitorClass or parkedClass; "" when none
   int64_t weight = 0;             // the "weight" field, 0 when the event has none
+  int64_t samples = 1;            // the "samples" field (profiler.WallClockSample), 1 when none
   std::string_view event_name;    // jvmkit.PerfEventSample's "event"
   // jdk.ActiveSetting: the event type the setting is of (its name; "" for id 0), its name and value.
   std::string_view setting_type;

@@ -220,6 +220,7 @@ enum class Role : uint8_t {
   kStackTrace,
   kObjectClass,  // objectClass, monitorClass, parkedClass
   kWeight,
+  kSamples,
   kEvent,
   kId,
   kName,
@@ -251,8 +252,9 @@ struct Type {
   uint32_t first_field = 0;
   uint32_t field_count = 0;
   Kind kind = Kind::kNone;
-  bool event = false;    // its super type is jdk.jfr.Event
-  bool setting = false;  // jdk.ActiveSetting
+  bool event = false;           // its super type is jdk.jfr.Event
+  bool setting = false;         // jdk.ActiveSetting
+  bool has_super_type = false;  // declared with any superType (events, annotations)
 };
 
 class Metadata {

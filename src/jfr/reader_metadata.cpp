@@ -30,6 +30,7 @@ Role role_of(std::string_view name) {
       {"monitorClass", Role::kObjectClass},
       {"parkedClass", Role::kObjectClass},
       {"weight", Role::kWeight},
+      {"samples", Role::kSamples},
       {"event", Role::kEvent},
       {"id", Role::kId},
       {"name", Role::kName},
@@ -112,6 +113,7 @@ bool Metadata::element(Cursor& c, std::span<const std::string_view> strings, int
     t.name = attr_name;
     t.first_field = static_cast<uint32_t>(fields_.size());
     t.event = attr_super == "jdk.jfr.Event";
+    t.has_super_type = !attr_super.empty();
     t.setting = attr_name == "jdk.ActiveSetting";
     types_.push_back(t);
   } else if (place == kFieldElement) {

@@ -186,7 +186,8 @@ void write_recording_events(jfr::ChunkWriter& w, const Options& options, const s
       w.active_setting(at, type, name, interval);
     }
   }
-  // The profiler's own options, as settings of no event type (id 0).
+  // The profiler's own options, as settings of the recording (ChunkWriter writes them as
+  // jdk.ActiveRecording's).
   w.active_setting(at, 0, "jvmkit.events", events_text(options));
   w.active_setting(at, 0, "jvmkit.cstack", options.cstack == CStack::kNative ? "native" : "no");
   w.active_setting(at, 0, "jvmkit.depth", std::to_string(options.depth));

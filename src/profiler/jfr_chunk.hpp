@@ -1,13 +1,14 @@
 // A chunk of a run's JFR file: the samples since the previous chunk, each an event with its time,
 // thread and stack, in the event types of docs/profiler.md ("JFR output"):
-//   cpu, itimer   jdk.ExecutionSample
-//   wall          jvmkit.WallClockSample
+//   cpu, itimer   jdk.ExecutionSample (state STATE_DEFAULT, as async-profiler's CPU samples)
+//   wall          profiler.WallClockSample (async-profiler's type; state STATE_UNKNOWN)
 //   perf events   jvmkit.PerfEventSample (the event's name, the period as its weight)
 //   alloc         jdk.ObjectAllocationSample (the class, the bytes the sample stands for)
 //   lock          jdk.JavaMonitorEnter (a monitor) or jdk.ThreadPark (a park), with the wait as
 //                 the duration and the lock's class
-// and in every chunk jdk.ActiveRecording and a jdk.ActiveSetting per option, so that each chunk
-// reads on its own.
+// each followed by a jvmkit.SampleContext when its thread had a request context; and in every
+// chunk jdk.ActiveRecording and a jdk.ActiveSetting per option, so that each chunk reads on its
+// own.
 #pragma once
 
 #include <cstdint>

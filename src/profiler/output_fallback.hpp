@@ -22,10 +22,17 @@ std::string fallback_directory(const std::string& java_tmpdir);
 
 // A profile written, to the files asked for or to the fallback.
 struct OutputResult {
-  Error error;                     // why the files asked for could not be written (ok: they were)
-  std::vector<WrittenFile> files;  // the files written: the ones asked for, or the fallback's
-  bool fallback = false;           // FILES are the fallback's
-  Error fallback_error;            // the fallback could not be written either: the profile is lost
+  Error error;  // why the files asked for could not be written (ok: they were, whole)
+  // The files written, each holding its samples: the ones asked for, or the fallback's, or for a
+  // JFR recording both (the file asked for holds the chunks written before its error).
+  std::vector<WrittenFile> files;
+  bool fallback = false;  // some of FILES are fallback files
+  Error fallback_error;   // a fallback could not be written either
+  // JFR: samples of chunks that no file took yet (written at the next chance), and samples given
+  // up (the run ended with them unwritten, or too many waited), with why.
+  int64_t waiting_samples = 0;
+  int64_t lost_samples = 0;
+  std::string lost_why;
 };
 
 // Writes EVENTS as write_profiles does; when that fails, writes them again to DIR/jvmkit-PID-<time
@@ -40,9 +47,11 @@ OutputResult write_with_fallback(std::span<const EventProfile> events, const Opt
 // new and empty): OUT is OPTIONS with that file.
 Error reserve_fallback(const Options& options, const std::string& dir, int pid, int64_t now_wall_ns, Options* out);
 
-// The report's lines for RESULT, of a profile in FORMAT whose events have SAMPLES samples each: a
-// line per file written ("wrote html output (N samples) to /x/p.html"); for the fallback, the
-// error first and the files written "instead"; when both failed, both errors.
+// The report's lines for RESULT, of a profile in FORMAT whose events have SAMPLES samples each (a
+// file that counts its own samples, WrittenFile::samples, says those): the error first, then a
+// line per file that holds samples, once each ("wrote html output (N samples) to /x/p.html"), the
+// files asked for before the fallback files ("... instead (a fallback file: ...)"), then what
+// failed or is missing besides. The last line says where the profile went.
 std::string output_result_lines(const OutputResult& result, OutputFormat format, const std::vector<int64_t>& samples);
 
 }  // namespace jvmkit::prof

@@ -365,15 +365,16 @@ Answer Profiler::stop(const Options& given) {
   std::string line;
   const bool to_run_file = !given.file_given;
   if (run.options.loop_ns > 0 && to_run_file) {
-    written = write_run_window(run, last);
+    written = write_run_window(run, last, true);
     line = written.error
                ? output_result_lines(written, output.format, sample_counts(profiles))
                : "wrote " + std::to_string(run.windows.total_written() / run.files_per_window) + " windows to " +
                      run.options.file +
                      " (last: " + (written.files.empty() ? std::string("none") : written.files.back().path) + ")";
+    add_window_errors(run, &written, &line);
   } else if (run.jfr && (to_run_file || writes_run_recording(run, output))) {
-    written = finish_jfr_output(run, last);
-    line = output_result_lines(written, OutputFormat::kJfr, {run.jfr->samples_written()});
+    written = finish_jfr_output(run, last, true);
+    line = output_result_lines(written, OutputFormat::kJfr, {});
   } else {
     if (const std::string refusal = jfr_output_refusal(run, output); !refusal.empty()) {
       written.error = Error(refusal);
@@ -383,8 +384,9 @@ Answer Profiler::stop(const Options& given) {
       line = output_result_lines(written, output.format, sample_counts(profiles));
     }
     if (run.jfr) {  // the run's own recording ends too
-      const OutputResult recording = finish_jfr_output(run, last);
-      line += "\n" + output_result_lines(recording, OutputFormat::kJfr, {run.jfr->samples_written()});
+      const OutputResult recording = finish_jfr_output(run, last, true);
+      line += "\n" + output_result_lines(recording, OutputFormat::kJfr, {});
+      if (recording.error && !written.error) written.error = recording.error;  // its file misses chunks
     }
   }
   std::string text = run_report(run, line, profiles);
@@ -405,7 +407,7 @@ Answer Profiler::dump(const Options& given) {
   apply_freed_objects();
   if (run_->jfr && (!given.file_given || writes_run_recording(*run_, output))) {
     written = flush_jfr_output(*run_);
-    line = output_result_lines(written, OutputFormat::kJfr, {run_->jfr->samples_written()});
+    line = output_result_lines(written, OutputFormat::kJfr, {});
   } else if (const std::string refusal = jfr_output_refusal(*run_, output); !refusal.empty()) {
     written.error = Error(refusal);
     line = "ERROR: " + refusal;

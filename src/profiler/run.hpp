@@ -31,7 +31,7 @@ struct Run {
   bool attached = false;            // started in the live phase (Agent_OnAttach)
   bool coarse_code_before = false;  // attached to a JVM whose earlier compilations are coarse
   WindowFiles windows{0};
-  int64_t window_errors = 0;
+  int64_t window_errors = 0;  // windows whose file asked for could not be written
   std::string last_window;
   std::string program;
   std::string fallback_dir;    // where a profile goes that cannot be written where asked

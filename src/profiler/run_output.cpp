@@ -64,14 +64,14 @@ void start_jfr_output(Run& run) {
   run.jfr = std::make_unique<JfrOutput>(run.options, run.fallback_dir, run.start_wall_ns, run.start_mono_ns);
 }
 
-OutputResult finish_jfr_output(Run& run, const Recording::Window& window) {
+OutputResult finish_jfr_output(Run& run, const Recording::Window& window, bool run_ends) {
   run.jfr->end_file(window, window.start_mono_ns + window.duration_ns);
-  return run.jfr->take_result();
+  return run.jfr->take_result(run_ends);
 }
 
 OutputResult flush_jfr_output(Run& run) {
   run.jfr->write_chunk(*run.recording, jvmkit::monotonic_ns());
-  return run.jfr->take_result();
+  return run.jfr->take_result(false);
 }
 
 bool writes_run_recording(const Run& run, const Options& output) {
@@ -92,14 +92,23 @@ std::string jfr_output_refusal(const Run& run, const Options& output) {
   return "";
 }
 
-OutputResult write_run_window(Run& run, const Recording::Window& window) {
-  OutputResult result = run.jfr ? finish_jfr_output(run, window)
+OutputResult write_run_window(Run& run, const Recording::Window& window, bool run_ends) {
+  OutputResult result = run.jfr ? finish_jfr_output(run, window, run_ends)
                                 : write_run_output(run, run.options, profile_list(window.profiles),
                                                    window.start_wall_ns, window.duration_ns);
   for (const WrittenFile& file : result.files) run.windows.written(file.path);
   if (result.error) run.window_errors++;
   if (!result.files.empty()) run.last_window = result.files.back().path;
   return result;
+}
+
+void add_window_errors(const Run& run, OutputResult* last, std::string* line) {
+  const int64_t earlier = run.window_errors - (last->error ? 1 : 0);
+  if (earlier <= 0) return;
+  const std::string text = std::to_string(earlier) + (earlier == 1 ? " earlier window" : " earlier windows") +
+                           " could not be written to " + run.options.file;
+  *line += "\nERROR: " + text + ": the JVM's stderr named the files that hold them as they were written";
+  if (!last->error) last->error = Error(text);
 }
 
 std::vector<int64_t> sample_counts(const std::vector<const Profile*>& profiles) {

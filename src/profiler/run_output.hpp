@@ -31,13 +31,18 @@ OutputResult write_run_output(const Run& run, const Options& output, const std::
                               int64_t start_wall_ns, int64_t duration_ns);
 
 // Writes a continuous-mode window to RUN's file pattern (or the fallback) and applies keep=,
-// which counts fallback files as window files.
-OutputResult write_run_window(Run& run, const Recording::Window& window);
+// which counts fallback files as window files. RUN_ENDS: the window is the run's last (stop).
+OutputResult write_run_window(Run& run, const Recording::Window& window, bool run_ends);
+
+// Stop of a continuous run: when windows before LAST (the result of the last window) could not be
+// written where asked, a line for them after LINE, and LAST's error is set (stop fails).
+void add_window_errors(const Run& run, OutputResult* last, std::string* line);
 
 // JFR output: RUN (format=jfr) gets its file, whose chunks start now.
 void start_jfr_output(Run& run);
-// Ends RUN's JFR file with WINDOW's rest (stop); the files written and the errors met.
-OutputResult finish_jfr_output(Run& run, const Recording::Window& window);
+// Ends RUN's JFR file with WINDOW's rest (stop, or a window's end); the files written and the
+// errors met. RUN_ENDS: the run's last file (stop): chunks no file took are lost.
+OutputResult finish_jfr_output(Run& run, const Recording::Window& window, bool run_ends);
 // Writes a chunk of RUN's JFR file now (dump).
 OutputResult flush_jfr_output(Run& run);
 // Whether OUTPUT (of a stop or dump) names RUN's own recording: JFR output to the file the run

@@ -47,8 +47,8 @@ void Profiler::loop_main() {
 void Profiler::end_window() {
   apply_freed_objects();
   Recording::Window done = run_->recording->take_window(jvmkit::clock_ns(CLOCK_REALTIME), jvmkit::monotonic_ns());
-  const OutputResult written = write_run_window(*run_, done);
-  if (!written.error) return;
+  const OutputResult written = write_run_window(*run_, done, false);
+  if (!written.error && !written.fallback_error && written.waiting_samples == 0 && written.lost_samples == 0) return;
   const std::string lines =
       output_result_lines(written, run_->options.format, sample_counts(profile_list(done.profiles)));
   for (size_t start = 0; start < lines.size();) {

@@ -1,23 +1,21 @@
-#include <errno.h>
-#include <string.h>
-
 #include <cstdio>
 
 #include "profiler/writers.hpp"
 
 #include "profiler/file_pattern.hpp"
+#include "profiler/whole_files.hpp"
 
 namespace jvmkit::prof {
 
 namespace {
 
-Error write_file(const std::string& path, const std::string& bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return Error("cannot write " + path + ": " + strerror(errno));
-  size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
-  int close_rc = std::fclose(f);
-  if (written != bytes.size() || close_rc != 0) return Error("cannot write " + path + ": " + strerror(errno));
-  return Error::ok();
+// Writes FILES whole (whole_files.hpp); PATHS receives the ones in place, each with its event.
+Error write_files(const std::vector<FileBytes>& files, const std::vector<size_t>& events,
+                  std::vector<WrittenFile>* paths) {
+  std::vector<std::string> renamed;
+  const Error e = write_whole_files(files, &renamed);
+  for (size_t i = 0; i < renamed.size(); i++) paths->push_back({renamed[i], events[i]});
+  return e;
 }
 
 // The comment line of a continuous-mode window names the event the file holds.
@@ -67,12 +65,13 @@ Error write_profiles(std::span<const EventProfile> events, const Options& option
                      std::vector<WrittenFile>* paths) {
   paths->clear();
   if (options.format == OutputFormat::kCollapsed && events.size() > 1) {
+    std::vector<FileBytes> files;
+    std::vector<size_t> indexes;
     for (size_t i = 0; i < events.size(); i++) {
-      const std::string path = event_file_name(options.file, events[i].event);
-      if (Error e = write_file(path, collapsed_of(events[i], options, info))) return e;
-      paths->push_back({path, i});
+      files.push_back({event_file_name(options.file, events[i].event), collapsed_of(events[i], options, info)});
+      indexes.push_back(i);
     }
-    return Error::ok();
+    return write_files(files, indexes, paths);
   }
   std::string bytes;
   switch (options.format) {
@@ -91,9 +90,7 @@ Error write_profiles(std::span<const EventProfile> events, const Options& option
       // JFR file as it goes (jfr_output.hpp).
       return Error("jfr output: written by a run started with it, not from a profile");
   }
-  if (Error e = write_file(options.file, bytes)) return e;
-  paths->push_back({options.file, WrittenFile::kAllEvents});
-  return Error::ok();
+  return write_files({{options.file, std::move(bytes)}}, {WrittenFile::kAllEvents}, paths);
 }
 
 Error write_profile(const Profile& profile, const Options& options, const RunInfo& info) {

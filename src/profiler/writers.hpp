@@ -106,12 +106,18 @@ std::string pprof_bytes(const Profile& profile, const RunInfo& info);
 std::string event_file_name(const std::string& file, std::string_view event);
 
 // Writes the events' profiles in OPTIONS.format to OPTIONS.file: one file, except collapsed output
-// of several events, one file per event (event_file_name). PATHS receives the files written, with
-// EVENTS' index of each ((size_t)-1: all of them); on an error, the files written before it.
+// of several events, one file per event (event_file_name). Each file is written whole or not at all
+// (whole_files.hpp). PATHS receives the files written, with EVENTS' index of each ((size_t)-1: all
+// of them); on an error, the files in place before it (none, unless a rename failed).
 struct WrittenFile {
   std::string path;
   size_t event;  // index into EVENTS, or kAllEvents
   static constexpr size_t kAllEvents = SIZE_MAX;
+  // The samples the file holds, when its writer counts them (a JFR file, which may hold a part of
+  // the recording); -1: those of its events.
+  int64_t samples = -1;
+  // A fallback file (output_fallback.hpp), written because the file asked for could not be.
+  bool fallback = false;
 };
 Error write_profiles(std::span<const EventProfile> events, const Options& options, const RunInfo& info,
                      std::vector<WrittenFile>* paths);

@@ -44,7 +44,7 @@ TEST(JfrChunkWriter, HeaderPointsAtThePoolsAndTheMetadata) {
   EXPECT_EQ(raw64_at(chunk, 48), 77u);                 // start ticks
   EXPECT_EQ(raw64_at(chunk, 56), 1'000'000'000u);
   EXPECT_EQ(static_cast<unsigned char>(chunk[64]), 0);  // finished
-  EXPECT_EQ(static_cast<unsigned char>(chunk[67]), 2);  // the final chunk
+  EXPECT_EQ(static_cast<unsigned char>(chunk[67]), 3);  // flags: compressed integers, the final chunk
 
   // The first event follows the header; the offsets name events of type 1 and 0.
   size_t at = 68;
@@ -89,12 +89,16 @@ TEST(JfrChunkWriter, KeysGoOnFromThePreviousChunk) {
 TEST(JfrChunkWriter, NotFinalUnlessAsked) {
   ChunkWriter w(0, 0);
   const std::string chunk = w.finish(0, false);
-  EXPECT_EQ(static_cast<unsigned char>(chunk[67]), 0);
+  EXPECT_EQ(static_cast<unsigned char>(chunk[67]), 1);  // flags: compressed integers only
 }
 
+// JDK Mission Control refuses a type id it cannot find, also an annotation's (TypeManager).
 TEST(JfrMetadata, EveryFieldHasADeclaredType) {
   for (const TypeDef& t : metadata_types()) {
-    for (const FieldDef& f : t.fields) EXPECT_NE(find_type(f.type), nullptr) << t.name << "." << f.name;
+    for (const FieldDef& f : t.fields) {
+      EXPECT_NE(find_type(f.type), nullptr) << t.name << "." << f.name;
+      for (const Annotation& a : f.annotations) EXPECT_NE(find_type(a.type), nullptr) << t.name << "." << f.name;
+    }
     for (const Annotation& a : t.annotations) EXPECT_NE(find_type(a.type), nullptr) << t.name;
   }
 }

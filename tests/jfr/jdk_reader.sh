@@ -27,7 +27,7 @@ for format in "" --json; do
     { tail -20 "$out/print$format.txt"; fail "jfr print $format failed"; }
   grep -qi "exception\|error" "$out/print$format.txt" && { grep -i -m5 "exception\|error" "$out/print$format.txt"; fail "jfr print $format reported an error"; }
 done
-printed=$(grep -c '^jdk\.\|^jvmkit\.' "$out/print.txt")
+printed=$(grep -c '^jdk\.\|^jvmkit\.\|^profiler\.' "$out/print.txt")
 [ "$printed" = "$events" ] || fail "jfr print printed $printed events, not $events"
 grep -q 'Ünïcødé ☃ worker' "$out/print.txt" || fail "jfr print lost the thread name's characters"
 grep -q 'line: 1503' "$out/print.txt" || fail "jfr print shows no line numbers"
@@ -36,7 +36,7 @@ grep -q 'line: 1503' "$out/print.txt" || fail "jfr print shows no line numbers"
 "$jdk/bin/jfr" summary "$out/all_types.jfr" > "$out/summary.txt" 2>&1 || { cat "$out/summary.txt"; fail "jfr summary failed"; }
 grep -Eq '^ *Chunks: *2$' "$out/summary.txt" || { cat "$out/summary.txt"; fail "jfr summary does not count 2 chunks"; }
 grep -Eq '^ *jdk.ExecutionSample +6 ' "$out/summary.txt" || { cat "$out/summary.txt"; fail "jfr summary does not count 6 execution samples"; }
-grep -Eq '^ *jvmkit.WallClockSample +2 ' "$out/summary.txt" || { cat "$out/summary.txt"; fail "jfr summary does not count 2 wall-clock samples"; }
+grep -Eq '^ *profiler.WallClockSample +2 ' "$out/summary.txt" || { cat "$out/summary.txt"; fail "jfr summary does not count 2 wall-clock samples"; }
 echo "jfr print and jfr summary: no errors, $events events"
 
 # A last chunk cut short (a JVM killed while it wrote one): the whole chunk before it is read as

@@ -222,7 +222,7 @@ std::string sample_chunk(int64_t start, int index, uint64_t* next_key, std::vect
   r.expect("jdk.ExecutionSample", t, 0, gc_text, native, false);
   t += 1'000'000;
   w.wall_clock_sample(t, main, deep_stack);
-  r.expect("jvmkit.WallClockSample", t, 0, main_text, deep, true);
+  r.expect("profiler.WallClockSample", t, 0, main_text, deep, true);
   t += 1'000'000;
   w.perf_event_sample(t, worker, java_stack, "page-faults", 1000);
   Event& perf = r.expect("jvmkit.PerfEventSample", t, 0, worker_text, java, false);
@@ -253,6 +253,7 @@ std::string sample_chunk(int64_t start, int index, uint64_t* next_key, std::vect
     period.setting_value = "10 ms";
     w.active_setting(start, 0, "jvmkit.cstack", "native");
     Event& cstack = r.expect("jdk.ActiveSetting", start, 0, "", {}, false);
+    cstack.setting_type = "jdk.ActiveRecording";  // the recording's own settings
     cstack.setting_name = "jvmkit.cstack";
     cstack.setting_value = "native";
   }

@@ -69,6 +69,9 @@ class Sample {
   ChunkWriter* w_;
 };
 
+// A park's timeout and deadline, which jvmkit does not know: the JDK's "none", Long.MIN_VALUE.
+const std::string kNoParkTimes = " timeout=-9223372036854775808 until=-9223372036854775808 address=0";
+
 std::string event_line(const std::string& type, int64_t ticks, int64_t duration, const std::string& fields) {
   return "event " + type + " start=" + std::to_string(kStartNanos + ticks - kStartTicks) +
          " duration=" + std::to_string(duration) + fields + "\n";
@@ -111,58 +114,54 @@ std::string chunk(int64_t start, bool final, int index, uint64_t* next_key, std:
   // A request context: labels, and an OpenTelemetry trace and span.
   w.execution_sample(t, t_main, java_stack,
                      {"endpoint=/checkout,tenant=ünï", "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"});
-  *expected += event_line("jdk.ExecutionSample", t, 0,
-                          " sampledThread=" + main_text +
-                              " state=STATE_RUNNABLE contextLabels=endpoint=/checkout,tenant=ünï"
-                              " traceId=4bf92f3577b34da6a3ce929d0e0e4736 spanId=00f067aa0ba902b7") +
-               java_text;
+  *expected += event_line("jdk.ExecutionSample", t, 0, " sampledThread=" + main_text + " state=STATE_DEFAULT") +
+               java_text +
+               event_line("jvmkit.SampleContext", t, 0,
+                          " eventThread=" + main_text +
+                              " sampleType=jdk.ExecutionSample contextLabels=endpoint=/checkout,tenant=ünï"
+                              " traceId=4bf92f3577b34da6a3ce929d0e0e4736 spanId=00f067aa0ba902b7");
   t += 1'000'000;
   w.execution_sample(t, t_worker_, mixed_stack);
-  *expected += event_line("jdk.ExecutionSample", t, 0,
-                          " sampledThread=" + worker_text +
-                              " state=STATE_RUNNABLE contextLabels=null traceId=null spanId=null") +
-               mixed_text;
+  *expected +=
+      event_line("jdk.ExecutionSample", t, 0, " sampledThread=" + worker_text + " state=STATE_DEFAULT") + mixed_text;
   t += 7;
   w.execution_sample(t, t_gc_, gc_stack);
-  *expected += event_line("jdk.ExecutionSample", t, 0,
-                          " sampledThread=" + thread_text(gc) +
-                              " state=STATE_RUNNABLE contextLabels=null traceId=null spanId=null") +
-               gc_text;
+  *expected +=
+      event_line("jdk.ExecutionSample", t, 0, " sampledThread=" + thread_text(gc) + " state=STATE_DEFAULT") + gc_text;
   t += 1'000'000;
   w.wall_clock_sample(t, t_main, deep_stack);
-  *expected += event_line("jvmkit.WallClockSample", t, 0,
-                          " sampledThread=" + main_text + " contextLabels=null traceId=null spanId=null") +
-               deep_text;
+  *expected +=
+      event_line("profiler.WallClockSample", t, 0, " sampledThread=" + main_text + " state=STATE_UNKNOWN samples=1") +
+      deep_text;
   t += 1'000'000;
   w.perf_event_sample(t, t_worker_, java_stack, "page-faults", 1000);
-  *expected += event_line("jvmkit.PerfEventSample", t, 0,
-                          " sampledThread=" + worker_text +
-                              " event=page-faults weight=1000 contextLabels=null traceId=null spanId=null") +
-               java_text;
+  *expected +=
+      event_line("jvmkit.PerfEventSample", t, 0, " sampledThread=" + worker_text + " event=page-faults weight=1000") +
+      java_text;
   t += 1'000'000;
   w.allocation_sample(t, t_main, java_stack, w.add_class("int[]"), 524'288);
-  *expected += event_line("jdk.ObjectAllocationSample", t, 0,
-                          " eventThread=" + main_text +
-                              " objectClass=int[] weight=524288 contextLabels=null traceId=null spanId=null") +
-               java_text;
+  *expected +=
+      event_line("jdk.ObjectAllocationSample", t, 0, " eventThread=" + main_text + " objectClass=int[] weight=524288") +
+      java_text;
   t += 1'000'000;
   w.monitor_enter(t, 2'500'000, t_worker_, java_stack, w.add_class("java.lang.Object"), {"endpoint=/cart", "", ""});
-  *expected += event_line("jdk.JavaMonitorEnter", t, 2'500'000,
-                          " eventThread=" + worker_text +
-                              " monitorClass=java.lang.Object contextLabels=endpoint=/cart traceId=null spanId=null") +
-               java_text;
+  *expected +=
+      event_line("jdk.JavaMonitorEnter", t, 2'500'000,
+                 " eventThread=" + worker_text + " monitorClass=java.lang.Object previousOwner=null address=0") +
+      java_text +
+      event_line("jvmkit.SampleContext", t, 0,
+                 " eventThread=" + worker_text +
+                     " sampleType=jdk.JavaMonitorEnter contextLabels=endpoint=/cart traceId=null spanId=null");
   t += 1'000'000;
   w.thread_park(t, 40'000, t_worker_, java_stack, w.add_class("java.util.concurrent.locks.ReentrantLock$NonfairSync"));
   *expected += event_line("jdk.ThreadPark", t, 40'000,
                           " eventThread=" + worker_text +
-                              " parkedClass=java.util.concurrent.locks.ReentrantLock$NonfairSync contextLabels=null "
-                              "traceId=null spanId=null") +
+                              " parkedClass=java.util.concurrent.locks.ReentrantLock$NonfairSync" + kNoParkTimes) +
                java_text;
   t += 1'000'000;
   w.thread_park(t, 50'000, t_main, java_stack, 0);  // no blocker: a null class
   *expected +=
-      event_line("jdk.ThreadPark", t, 50'000,
-                 " eventThread=" + main_text + " parkedClass=null contextLabels=null traceId=null spanId=null") +
+      event_line("jdk.ThreadPark", t, 50'000, " eventThread=" + main_text + " parkedClass=null" + kNoParkTimes) +
       java_text;
   if (index == 0) {
     w.active_recording(start, {1, "jvmkit", "/tmp/x.jfr", 1000, 1'764'000'000'123, 0});

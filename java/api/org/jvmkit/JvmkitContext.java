@@ -25,8 +25,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Scopes nest: an inner scope adds its labels to those of the scopes around it (a key given again
  * takes the new value), and closing it restores what the thread had before. {@link #withSpan}
  * ties samples to an OpenTelemetry span: its trace and span ids go into JFR recordings, as the
- * fields {@code traceId} and {@code spanId} of every sample (the aggregated outputs would hold one
- * copy of the tree per request).
+ * fields {@code traceId} and {@code spanId} of the {@code jvmkit.SampleContext} event that follows
+ * each sample taken in the span (the aggregated outputs would hold one copy of the tree per
+ * request).
  *
  * <p>Cost. Without jvmkit's agent every call is a read of one static field and a return, with
  * no allocation. With the agent, entering and leaving a scope is a thread-local read, a lookup in

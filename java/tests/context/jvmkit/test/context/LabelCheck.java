@@ -7,17 +7,19 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.GZIPInputStream;
 import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordedThread;
 import jdk.jfr.consumer.RecordingFile;
 
 /**
  * Checks LabelShares' profile: the samples per endpoint label, in one of the profiler's outputs,
  * against the truth (50/30/20), by total variation distance; and, in JFR, that /a's samples carry
- * its span's ids and the others none.
+ * its span's ids (in their jvmkit.SampleContext events) and the others none.
  *
  * <p>Usage: LabelCheck collapsed|pprof|jfr FILE MIN_LABELLED MAX_TVD. Exits 1 on a failed check.
  */
@@ -172,15 +174,25 @@ public final class LabelCheck {
     long aWithSpan = 0;
     long aTotal = 0;
     long othersWithSpan = 0;
+    // A sample's context is the jvmkit.SampleContext event of its type, thread and time (right
+    // after it); a sample without one had no context.
+    Map<String, RecordedEvent> contexts = new HashMap<>();
+    List<RecordedEvent> samples = new ArrayList<>();
     for (RecordedEvent e : RecordingFile.readAllEvents(file)) {
-      if (!e.getEventType().getName().equals("jdk.ExecutionSample")) {
-        continue;
+      String type = e.getEventType().getName();
+      if (type.equals("jvmkit.SampleContext")) {
+        contexts.put(sampleKey(e.getString("sampleType"), e.getThread("eventThread"), e), e);
+      } else if (type.equals("jdk.ExecutionSample")) {
+        samples.add(e);
       }
-      String labels = e.getString("contextLabels");
+    }
+    for (RecordedEvent e : samples) {
+      RecordedEvent context = contexts.get(sampleKey("jdk.ExecutionSample", e.getThread("sampledThread"), e));
+      String labels = context == null ? null : context.getString("contextLabels");
       String endpoint = labels != null && labels.startsWith("endpoint=") ? labels.substring(9) : "";
       counts.merge(endpoint, 1L, Long::sum);
-      String trace = e.getString("traceId");
-      String span = e.getString("spanId");
+      String trace = context == null ? null : context.getString("traceId");
+      String span = context == null ? null : context.getString("spanId");
       if (endpoint.equals("/a")) {
         aTotal++;
         if (LabelShares.TRACE_ID.equals(trace) && LabelShares.SPAN_ID.equals(span)) {
@@ -198,6 +210,11 @@ public final class LabelCheck {
     if (othersWithSpan > 0) {
       failures.add(othersWithSpan + " samples outside the span carry span ids");
     }
+  }
+
+  private static String sampleKey(String sampleType, RecordedThread thread, RecordedEvent e) {
+    return sampleType + "/" + (thread == null ? "-" : thread.getOSThreadId() + "/" + thread.getJavaThreadId()) + "/"
+        + e.getStartTime();
   }
 
   /** A cursor over protobuf bytes. */

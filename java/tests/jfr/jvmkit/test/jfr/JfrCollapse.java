@@ -57,8 +57,7 @@ public final class JfrCollapse {
       long taken = time + e.getDuration().toNanos();
       earliest = Math.min(earliest, time);
       latest = Math.max(latest, taken);
-      RecordedThread thread = e.getThread(type.equals("jdk.ExecutionSample")
-          || type.startsWith("jvmkit.") ? "sampledThread" : "eventThread");
+      RecordedThread thread = e.getThread(e.hasField("sampledThread") ? "sampledThread" : "eventThread");
       String key = event + "/" + (thread == null ? "?" : thread.getOSThreadId());
       Long previous = lastTime.put(key, taken);
       if (previous != null && taken < previous) {
@@ -88,7 +87,7 @@ public final class JfrCollapse {
     switch (e.getEventType().getName()) {
       case "jdk.ExecutionSample":
         return "cpu";
-      case "jvmkit.WallClockSample":
+      case "profiler.WallClockSample":
         return "wall";
       case "jvmkit.PerfEventSample":
         return e.getString("event");
