@@ -11,6 +11,8 @@
 # deflate_slow or longest_match: those show as libz.so.1+0x...); Temurin 25's libzip.so embeds
 # zlib with a .symtab. Usage: native_frames.sh JAVA AGENT WALK_CLASSES OUTDIR
 set -uo pipefail
+# shellcheck source=report_counts.sh
+source "$(dirname "$0")/report_counts.sh"
 java=$1 agent=$2 classes=$3 outdir=$4
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$outdir"
@@ -27,13 +29,9 @@ profile() {
   grep '^jvmkit profiler' "$outdir/$name.log" | grep -v '^jvmkit profiler: top methods' | cut -c1-240
 }
 
-# The report's counts add up: requested = delivered + failed + dropped + on non-Java threads.
+# The report's counts add up (report_counts.sh).
 counts_add_up() {
-  local counts
-  counts=$(sed -n -E 's/.*samples requested ([0-9]+), delivered ([0-9]+), failed ([0-9]+), dropped ([0-9]+) \(signals [0-9]+, on non-Java threads ([0-9]+).*/\1 \2 \3 \4 \5/p' "$1")
-  read -r requested delivered failed dropped not_java <<<"$counts"
-  [ -n "$counts" ] && [ "$requested" -eq $((delivered + failed + dropped + not_java)) ] ||
-    fail "$1: requested ${requested:-?} != delivered + failed + dropped + non-Java ($counts)"
+  report_counts "$1" || fail "$counts_error"
 }
 
 # --- cstack=native, collapsed ---------------------------------------------------------------------
