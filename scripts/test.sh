@@ -151,12 +151,23 @@ fi
 # The README's main job, as a user runs it, from the Release tree built above: the demo profiled,
 # a flame graph written. The configuration the README's command builds (no tests, no benchmarks)
 # is configured here, not built again: its sources and flags are those of the test tree.
+# What a new user sees: the demo's methods and the JIT compiler threads (mixed stacks, the default)
+# in the page, the report's counts adding up, and at most 0.5% of the samples failed.
+# shellcheck source=tests/profiler/report_counts.sh
+source tests/profiler/report_counts.sh
+main_job_holds() {
+  # Local: report_counts sets these, and "failed" is also this script's total.
+  local page=out/demo-flamegraph.html requested delivered failed dropped not_java no_java_code counts_error
+  grep -q 'jvmkit.demo.Demo.countPrimes' "$page" || { echo "main job: no countPrimes in $page"; return 1; }
+  grep -q 'CompilerThre' "$page" || { echo "main job: no JIT compiler thread in $page"; return 1; }
+  report_counts build/demo.log || { echo "main job: $counts_error"; return 1; }
+  [ $((failed * 200)) -le "$requested" ] || { echo "main job: failed $failed of $requested (more than 0.5%)"; return 1; }
+}
 echo "== main job: scripts/demo.sh"
 rm -f out/demo-flamegraph.html
 if cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DJVMKIT_BUILD_TESTS=OFF -DJVMKIT_BUILD_BENCH=OFF \
      >build/demo.log 2>&1 &&
-   JVMKIT_BUILD_DIR=build/test scripts/demo.sh 2 >>build/demo.log 2>&1 &&
-   grep -q 'jvmkit.demo.Demo.countPrimes' out/demo-flamegraph.html; then
+   JVMKIT_BUILD_DIR=build/test scripts/demo.sh 2 >>build/demo.log 2>&1 && main_job_holds; then
   tail -3 build/demo.log
   passed=$((passed + 1)); parts+=("main-job 1/1")
 else

@@ -62,9 +62,10 @@
 # Part "cost": wall time and CPU time of a fixed workload with mixed stacks
 # (jvmkit.test.profiler.NativeOverheadWorkload: rounds of Deflater at level 9 on 256 KiB of text,
 # time in zlib below a native method, and of OverheadWorkload's Java work), after an untimed
-# warm-up, with: no profiler; jvmkit cstack=no; jvmkit cstack=native; async-profiler cstack=vm (its
-# default on HotSpot, given explicitly) and cstack=vmx; event cpu every 1 ms, all from the JVM's
-# start, collapsed output. The configurations run interleaved in a random order in every
+# warm-up, with: no profiler; jvmkit cstack=no; jvmkit's default (no cstack= given: mixed stacks,
+# cstack=native); async-profiler cstack=vm (its default on HotSpot, given explicitly) and
+# cstack=vmx; event cpu every --interval (1 ms by default), all from the JVM's start, collapsed
+# output. The configurations run interleaved in a random order in every
 # repetition; ratios are of medians within one invocation. Measured: the timed phase's wall time
 # and main-thread CPU time (the workload's own clock: the signal handler's time included,
 # start-up and output excluded), and the whole process's CPU time (user + system, every thread, as
@@ -88,6 +89,7 @@
 #                   (default 3s)
 #   --jdks LIST     17, 25 or 17,25 (default 17,25)
 #   --parts LIST    accuracy, cost or accuracy,cost (default both)
+#   --interval I    cost: the sampling interval, 1ms or 10ms (a number of ms; default 1ms)
 #   --out DIR       where the results go: DIR/native_frames_vs_async_profiler.txt, and each run's
 #                   profile, output and report under DIR/runs/ (default BUILD_DIR/bench-native-ap)
 # Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler java_test_stack_walk
@@ -95,7 +97,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build/prof runs=5 seconds=3 programs=upcall-fp,upcall-nofp,deflate reps=7 rounds_arg=3s jdk_list=17,25
-parts=accuracy,cost out_dir=
+parts=accuracy,cost out_dir= interval_arg=1ms
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2 ;;
@@ -106,6 +108,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds_arg=$2 ;;
     --jdks) jdk_list=$2 ;;
     --parts) parts=$2 ;;
+    --interval) interval_arg=$2 ;;
     --out) out_dir=$2 ;;
     *) echo "native_frames_vs_async_profiler.sh: unknown option '$1' (see the usage at the top of the script)"; exit 2 ;;
   esac
@@ -132,7 +135,8 @@ mkdir -p "$out_dir/runs"
 result="$out_dir/native_frames_vs_async_profiler.txt"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-interval_ns=1000000
+[[ "$interval_arg" =~ ^([1-9][0-9]*)ms$ ]] || { echo "--interval: a number of ms such as 10ms, not '$interval_arg'"; exit 2; }
+interval_ns=$((${BASH_REMATCH[1]} * 1000000))
 
 jdk_home() {
   case "$1" in
@@ -355,7 +359,7 @@ cost_run() {
   case "$config" in
     none) ;;
     jvmkit-no) agent_args=("-agentpath:$agent=event=cpu,interval=${interval_ns}ns,cstack=no,file=$base.collapsed") ;;
-    jvmkit-native) agent_args=("-agentpath:$agent=event=cpu,interval=${interval_ns}ns,cstack=native,file=$base.collapsed") ;;
+    jvmkit-default) agent_args=("-agentpath:$agent=event=cpu,interval=${interval_ns}ns,file=$base.collapsed") ;;
     ap-vm) agent_args=("-agentpath:$ap=start,event=cpu,interval=$interval_ns,cstack=vm,dot,collapsed,file=$base.collapsed") ;;
     ap-vmx) agent_args=("-agentpath:$ap=start,event=cpu,interval=$interval_ns,cstack=vmx,dot,collapsed,file=$base.collapsed") ;;
   esac
@@ -380,9 +384,9 @@ cost_run() {
 
 cost() {
   local jdk java version rounds config r
-  local configs=(none jvmkit-no jvmkit-native ap-vm ap-vmx)
+  local configs=(none jvmkit-no jvmkit-default ap-vm ap-vmx)
   local notes=()
-  echo "## Cost: NativeOverheadWorkload, cpu every 1 ms, $reps repetitions x {${configs[*]}} in a random order, rounds: $rounds_arg"
+  echo "## Cost: NativeOverheadWorkload, cpu every $interval_arg, $reps repetitions x {${configs[*]}} in a random order, rounds: $rounds_arg"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
   echo "| JDK | rounds | config | median wall (s) | median main CPU (s) | median process CPU (s) | wall ratio | main CPU ratio | process CPU ratio | samples (median, all threads) | timed-phase samples of main (median) | us per sample, main thread | us per sample, process |"
@@ -397,9 +401,9 @@ cost() {
         cost_run "$java" "$config" "$rounds" >>"$tmp/$config"
       done
     done
-    # jvmkit's own account of its last cstack=native run: requests, failures, unwind tables.
-    notes+=("JDK $version, last jvmkit-native run: $(grep -E 'samples requested|native: (native parts|unwind tables)' \
-      "$out_dir/runs/cost-last-jvmkit-native.err" | sed 's/^jvmkit profiler: //' | tr '\n' ';')")
+    # jvmkit's own account of its last run with its default (mixed stacks): requests, failures, unwind tables.
+    notes+=("JDK $version, last jvmkit-default run: $(grep -E 'samples requested|native: (native parts|unwind tables)' \
+      "$out_dir/runs/cost-last-jvmkit-default.err" | sed 's/^jvmkit profiler: //' | tr '\n' ';')")
     for config in "${configs[@]}"; do
       cp "$tmp/$config" "$out_dir/runs/cost-$jdk-$config.txt"
       local med=() base=()

@@ -72,6 +72,20 @@ Error set_native_frames(bool on) {
   return Error::ok();
 }
 
+Error choose_native_frames(Options* options, bool* mode_set, std::string* note) {
+  const bool native = options->cstack == CStack::kNative;
+  if (!native && !*mode_set) return Error::ok();
+  Error refused = set_native_frames(native);
+  if (refused && native && !options->cstack_given) {
+    options->cstack = CStack::kNo;
+    *note = "mixed stacks off: " + refused.message();
+    refused = set_native_frames(false);
+  }
+  if (refused) return refused;
+  *mode_set = options->cstack == CStack::kNative;
+  return Error::ok();
+}
+
 jvmtiStackTraceCallbacks native_trace_callbacks() { return {&on_begin, &on_end, &on_frame, &on_failure}; }
 
 jvmkitNativeFrameCallback native_frame_callback() { return &on_native_frame; }

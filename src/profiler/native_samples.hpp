@@ -14,6 +14,7 @@
 #include "base/error.hpp"
 #include "profiler/native_frames.hpp"
 #include "profiler/native_report.hpp"
+#include "profiler/options.hpp"
 
 namespace jvmkit::prof {
 
@@ -21,6 +22,13 @@ namespace jvmkit::prof {
 // returns once every loaded object's table is built, so that the first samples unwind) or OFF.
 // Not while the library is enabled.
 Error set_native_frames(bool on);
+
+// Sets the library's mode for a run with OPTIONS. The library keeps it for every later Enable, so
+// a run without native frames after one with them sets it back; *MODE_SET says whether it was last
+// set on (a JVM that never asked for native frames never calls the library). Mixed stacks by
+// default (cstack= not given) fall back to Java frames where the library refuses them: then
+// OPTIONS->cstack becomes kNo and *NOTE says why. cstack=native given is refused there.
+Error choose_native_frames(Options* options, bool* mode_set, std::string* note);
 
 // The callbacks of the signal handler's native requests (on the library's delivery thread).
 jvmtiStackTraceCallbacks native_trace_callbacks();

@@ -320,6 +320,7 @@ Error set_cstack(std::string_view value, OptionParse& p) {
   } else {
     return Error("unknown value (known: no, native)");
   }
+  p.out->cstack_given = true;
   return Error::ok();
 }
 
@@ -468,6 +469,7 @@ Error parse_options(const char* text, int pid, Options* out) {
   }
   if (out->keep > 0 && out->loop_ns == 0) return Error("keep=" + std::to_string(out->keep) + ": only with loop=");
   if (out->live && !out->has(EngineKind::kAlloc)) return Error("live: only with the alloc event");
+  if (!out->cstack_given) out->cstack = out->event != nullptr ? CStack::kNative : CStack::kNo;
   if (out->cstack == CStack::kNative && out->event == nullptr) {
     return Error("cstack=native: only with a signal event (cpu, wall, itimer or a perf event): " + events_text(*out) +
                  " takes Java frames only");

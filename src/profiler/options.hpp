@@ -72,7 +72,12 @@ struct Options {
   int keep = 0;                            // continuous mode: window files kept, 0 = all
   int depth = kDefaultDepth;               // most frames of a stack
   int64_t max_stacks = kDefaultMaxStacks;  // the profile's bound between dumps (call-tree nodes)
-  CStack cstack = CStack::kNo;             // native frames of the signal event (alloc, lock: never)
+  // Native frames of the signal event (alloc, lock: never). Without cstack=, mixed stacks wherever
+  // they work: native with a signal event, and the run falls back to Java frames where the stack
+  // walker refuses native frames (a JDK or platform it cannot unwind); cstack=native given is
+  // refused there instead.
+  CStack cstack = CStack::kNo;
+  bool cstack_given = false;  // cstack= was in the list
 
   bool has(EngineKind kind) const;
   // The interval (or threshold, or mean size) that EVENT samples at in this run.

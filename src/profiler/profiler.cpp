@@ -47,7 +47,9 @@ void JNICALL on_end(jthread thread, void* user_data) {
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   take_sample_context(context_record_from_user_data(user_data));
   Recording* recording = g_recording.load(std::memory_order_acquire);
-  recording->trace_failed(recording->signal_slot(), tid_from_user_data(user_data));
+  // Java frames only: a thread without a Java frame ran only the JVM's own code (report.hpp).
+  const bool no_java_code = JvmkitCurrentFailureReason() == JVMKIT_FAILURE_NO_JAVA_FRAMES;
+  recording->trace_failed(recording->signal_slot(), tid_from_user_data(user_data), no_java_code);
 }
 
 // The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps, and (with
@@ -133,14 +135,9 @@ Error Profiler::begin_run(const Options& options, bool live) {
     return Error("depth=" + std::to_string(options.depth) + ": the stack walker refuses it (JVMTI error " +
                  std::to_string(static_cast<int>(err)) + ")");
   }
-  // The library keeps the mode for every later Enable: a run without cstack=native after one with
-  // it sets it back (and a JVM that never asked for native frames never calls it).
-  const bool native = options.cstack == CStack::kNative;
-  if (native || native_frames_set_) {
-    if (Error e = set_native_frames(native)) return e;
-    native_frames_set_ = native;
-  }
-  run->recording = std::make_unique<Recording>(vm_, jvmti_, options, run->start_wall_ns, run->start_mono_ns);
+  if (Error e = choose_native_frames(&run->options, &native_frames_set_, &run->native_off_note)) return e;
+  const bool native = run->options.cstack == CStack::kNative;
+  run->recording = std::make_unique<Recording>(vm_, jvmti_, run->options, run->start_wall_ns, run->start_mono_ns);
   g_recording.store(run->recording.get(), std::memory_order_release);
   if (live) {
     // Code compiled before this attach lacks the debug records that place a sample between

@@ -196,11 +196,15 @@ void Recording::finish_trace(jthread thread, pid_t tid, bool truncated, int64_t 
   mutex_.unlock();
 }
 
-void Recording::trace_failed(size_t slot, pid_t tid) {
+void Recording::trace_failed(size_t slot, pid_t tid, bool no_java_code) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (slot >= slots_.size()) return;
-  slots_[slot]->counts.failed++;
-  const int64_t failures = ++failures_by_tid_[tid];
+  if (no_java_code) {
+    slots_[slot]->counts.no_java_code++;
+  } else {
+    slots_[slot]->counts.failed++;
+  }
+  const int64_t failures = ++(no_java_code ? no_java_code_by_tid_ : failures_by_tid_)[tid];
   if (slot == signal_slot_ && failures >= kFailuresWithoutJava && delivered_tids_.count(tid) == 0) {
     std::lock_guard<std::mutex> skip_lock(skip_mutex_);
     without_java_.insert(tid);
@@ -364,6 +368,7 @@ Recording::Figures Recording::figures() const {
   Figures out;
   if (signal_slot_ != kNoSlot) out.counts = slots_[signal_slot_]->counts;
   out.failures_by_tid = failures_by_tid_;
+  out.no_java_code_by_tid = no_java_code_by_tid_;
   for (const auto& slot : slots_) {
     out.by_event.push_back(slot->counts);
     out.samples_by_event.push_back(slot->samples_in_taken_windows + slot->profile->total_samples());

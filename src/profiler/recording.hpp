@@ -69,7 +69,9 @@ class Recording {
   // Live: the objects of TAGS were freed; their samples leave the current window's profile (or
   // are not added, when their traces come later).
   void objects_freed(const std::vector<jlong>& tags);
-  void trace_failed(size_t slot, pid_t tid);
+  // NO_JAVA_CODE: the thread had no Java frame (a failure with no_java_frames while native frames
+  // are off): counted apart from failures, as SampleCounts::no_java_code.
+  void trace_failed(size_t slot, pid_t tid, bool no_java_code = false);
 
   // A thread started: a reused tid names a new thread.
   void thread_started(pid_t tid);
@@ -106,6 +108,7 @@ class Recording {
     std::vector<SampleCounts> by_event;     // per slot: delivered, failed, empty
     std::vector<int64_t> samples_by_event;  // per slot: samples added to profiles, all windows
     std::unordered_map<pid_t, int64_t> failures_by_tid;
+    std::unordered_map<pid_t, int64_t> no_java_code_by_tid;
     int64_t samples = 0;  // samples added to profiles, all windows, all events
     int64_t samples_in_taken_windows = 0;
     int64_t windows_taken = 0;
@@ -183,6 +186,7 @@ class Recording {
   bool trace_java_ = false;    // a Java frame was added
   NativeFigures native_;
   std::unordered_map<pid_t, int64_t> failures_by_tid_;
+  std::unordered_map<pid_t, int64_t> no_java_code_by_tid_;
   std::unordered_set<pid_t> delivered_tids_;  // wall only: threads with at least one trace
   int64_t windows_taken_ = 0;
   int64_t biased_ = 0;

@@ -67,11 +67,11 @@ std::string report_text(const ReportInput& in) {
     out += "jvmkit profiler: " + in.engine + "\n";
     std::snprintf(line, sizeof(line),
                   "jvmkit profiler: %.1f s; samples requested %lld, delivered %lld, failed %lld, dropped %lld"
-                  " (signals %lld, on non-Java threads %lld, empty traces %lld)\n",
+                  " (signals %lld, on non-Java threads %lld, without Java code %lld, empty traces %lld)\n",
                   in.seconds, static_cast<long long>(c.requested), static_cast<long long>(c.delivered),
                   static_cast<long long>(c.failed), static_cast<long long>(c.dropped),
                   static_cast<long long>(c.signals), static_cast<long long>(c.not_java),
-                  static_cast<long long>(c.empty));
+                  static_cast<long long>(c.no_java_code), static_cast<long long>(c.empty));
     out += line;
   } else {
     std::snprintf(line, sizeof(line), "jvmkit profiler: %.1f s\n", in.seconds);
@@ -96,6 +96,15 @@ std::string report_text(const ReportInput& in) {
   reasons("failed by reason", c.failed_by_reason);
   reasons("failed by thread", c.failed_by_thread);
   reasons("dropped by reason", c.dropped_by_reason);
+  if (c.no_java_code > 0) {
+    std::snprintf(line, sizeof(line),
+                  "jvmkit profiler: %lld samples of threads running no Java code at the time (JIT compilers, the "
+                  "JVM's start and exit): not failures; their stacks are the JVM's own code, which cstack=native "
+                  "shows\n",
+                  static_cast<long long>(c.no_java_code));
+    out += line;
+    reasons("without Java code by thread", c.no_java_code_by_thread);
+  }
   if (c.recovery_attempted > 0) {
     int64_t recovered = 0;
     for (const auto& [name, n] : c.recovered_by_kind) recovered += n;

@@ -26,9 +26,15 @@ struct SampleCounts {
   int64_t delivered = 0;   // traces received (endStackTrace)
   int64_t failed = 0;      // failure callbacks
   int64_t empty = 0;       // delivered traces without a frame (not added to the profile)
-  std::vector<std::pair<std::string, int64_t>> failed_by_reason;   // from the library
-  std::vector<std::pair<std::string, int64_t>> dropped_by_reason;  // from the library
-  std::vector<std::pair<std::string, int64_t>> failed_by_thread;   // thread name -> failures, largest first
+  // Failure callbacks of threads that had no Java frame at the sample (JIT compiler threads, a
+  // thread in the JVM's start or exit) while native frames are off: the thread ran only the JVM's
+  // own code, so there was no Java stack to give. Counted apart from failures:
+  // requested = delivered + failed + dropped + not_java + no_java_code.
+  int64_t no_java_code = 0;
+  std::vector<std::pair<std::string, int64_t>> failed_by_reason;        // from the library
+  std::vector<std::pair<std::string, int64_t>> dropped_by_reason;       // from the library
+  std::vector<std::pair<std::string, int64_t>> failed_by_thread;        // thread name -> failures, largest first
+  std::vector<std::pair<std::string, int64_t>> no_java_code_by_thread;  // ... and samples without Java code
   // The library's recovery of samples AsyncGetCallTrace could not place (JvmkitGetRecoveryCounters):
   // each attempt re-runs AsyncGetCallTrace in the signal handler, so it is also a cost figure.
   int64_t recovery_attempted = 0;

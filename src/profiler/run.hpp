@@ -38,6 +38,7 @@ struct Run {
   bool alloc_started = false;  // SampledObjectAlloc enabled
   bool lock_started = false;   // monitor events enabled (and Unsafe.park hooked, unless park_note says why not)
   std::string park_note;
+  std::string native_off_note;               // why a run without cstack= has no native frames ("": it has them)
   int files_per_window = 1;                  // continuous mode: collapsed output of several events is a file per event
   EventRequestCounts alloc_base, lock_base;  // event_request_counts() when the run started
   // cstack=native: the library's table figures, read before Disable releases the tables; the

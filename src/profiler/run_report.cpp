@@ -86,6 +86,14 @@ void leave_out_retried_attempts(int64_t retried, SampleCounts* counts) {
   }
 }
 
+// The library counts every failure by its reason; the samples of threads without Java code are
+// counted apart (report.hpp), so they leave the no_java_frames reason.
+void leave_out_no_java_code(int64_t no_java_code, SampleCounts* counts) {
+  for (auto& [reason, n] : counts->failed_by_reason) {
+    if (reason == JvmkitFailureReasonName(JVMKIT_FAILURE_NO_JAVA_FRAMES)) n -= no_java_code;
+  }
+}
+
 }  // namespace
 
 SampleCounts process_counts() {
@@ -109,6 +117,9 @@ std::string run_report(const Run& run, const std::string& output_line, const std
   in.counts.failed = f.counts.failed;
   in.counts.empty = f.counts.empty;
   in.counts.failed_by_thread = failures_by_thread(f.failures_by_tid);
+  in.counts.no_java_code = f.counts.no_java_code;
+  in.counts.no_java_code_by_thread = failures_by_thread(f.no_java_code_by_tid);
+  leave_out_no_java_code(f.counts.no_java_code, &in.counts);
   const size_t signal = run.recording->signal_slot();
   if (signal != Recording::kNoSlot && signal < profiles.size()) {
     in.top = top_methods(*profiles[signal], 10);
@@ -130,6 +141,7 @@ std::string run_report(const Run& run, const std::string& output_line, const std
     if (kernel.active) native.kernel_unnamed_why = kernel_symbols_refusal();
     in.native = native_report_lines(native, marker_labels());
   }
+  if (!run.native_off_note.empty()) in.notes.push_back(run.native_off_note);
   for (size_t i = 0; i < run.options.events.size() && i < profiles.size(); i++) {
     if (i != signal) in.events.push_back(event_block(run, i, *profiles[i], f));
   }

@@ -1,11 +1,13 @@
 // The jvmkit tool's command line (src/cli/command_line.hpp): every command and flag, the usage
 // errors and their messages, and the agent option lists and java command each mode builds.
 #include "cli/command_line.hpp"
+#include "cli/usage.hpp"
 #include "parsed_command_line.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace jvmkit::cli {
@@ -17,6 +19,16 @@ std::string refused(std::vector<std::string> args) {
   Error e = parse_command_line(args, &cl);
   EXPECT_TRUE(e) << "accepted: " << args.size() << " arguments";
   return e.message();
+}
+
+// jvmkit with no arguments prints the usage (a usage error): its first lines name every command,
+// the ones main() hands to the converter before the command line is parsed included.
+TEST(CommandLine, TheUsageListsEveryCommand) {
+  const std::string_view usage = usage_text();
+  const std::string_view synopsis = usage.substr(0, usage.find("\n\n"));
+  for (const char* command : {"profile", "start", "stop", "dump", "status", "convert", "diff"}) {
+    EXPECT_NE(synopsis.find(std::string("jvmkit ") + command + " "), std::string_view::npos) << command;
+  }
 }
 
 TEST(CommandLine, HelpVersionAndNothing) {

@@ -8,6 +8,8 @@
 # With -a (annotations) at start, the profile stop writes and the dumps keep the frame types.
 # Usage: attach_accuracy.sh JAVA JVMKIT CLASSES OUTDIR NAME MAX_TVD [JVM args...] MAIN @STOP@ @TRUTH@
 set -uo pipefail
+# shellcheck source=report_counts.sh
+source "$(dirname "$0")/report_counts.sh"
 java=$1 jvmkit=$2 classes=$3 outdir=$4 name=$5 max_tvd=$6
 shift 6
 mkdir -p "$outdir"
@@ -36,12 +38,7 @@ wait "$tool" || { cat "$log"; echo "FAIL: jvmkit profile failed"; exit 1; }
 cat "$log"
 touch "$stop"
 wait "$pid" || { cat "$outdir/$name.stdout"; echo "FAIL: the workload failed"; exit 1; }
-counts=$(sed -n -E 's/.*samples requested ([0-9]+), delivered ([0-9]+), failed ([0-9]+), dropped ([0-9]+) \(signals [0-9]+, on non-Java threads ([0-9]+).*/\1 \2 \3 \4 \5/p' "$log")
-read -r requested delivered failed dropped not_java <<<"$counts"
-if [ -z "$counts" ] || [ "$requested" -ne $((delivered + failed + dropped + not_java)) ]; then
-  echo "FAIL: report arithmetic: requested ${requested:-?} != delivered + failed + dropped + non-Java ($counts)"
-  exit 1
-fi
+report_counts "$log" || { echo "FAIL: report arithmetic: $counts_error"; exit 1; }
 [ "$delivered" -ge 1500 ] || { echo "FAIL: only $delivered traces (3,000 samples were dumped)"; exit 1; }
 # -a at start: the profile written at stop and the dumps (which name their own file) are annotated.
 for f in "$profile" "$outdir/$name.dump.collapsed"; do

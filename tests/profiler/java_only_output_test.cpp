@@ -57,12 +57,18 @@ TEST(JavaOnlyOutput, TheProfilesHoldNoNativeFrames) {
   }
 }
 
-// The default run takes Java frames only; an attached command without the option too.
-TEST(JavaOnlyOutput, NoNativeFramesUnlessAskedFor) {
-  for (const char* text : {"", "event=wall", "event=cpu,alloc,lock", "cstack=no", "stop"}) {
+// Java frames only where asked (cstack=no) or where no signal event is sampled; mixed stacks by
+// default otherwise, an attached command's too.
+TEST(JavaOnlyOutput, NoNativeFramesWhereAskedOrWithoutASignalEvent) {
+  for (const char* text : {"cstack=no", "event=wall,cstack=no", "event=alloc", "event=alloc,lock"}) {
     Options o;
     ASSERT_FALSE(parse_options(text, 1, &o)) << text;
     EXPECT_EQ(o.cstack, CStack::kNo) << text;
+  }
+  for (const char* text : {"", "event=wall", "event=cpu,alloc,lock", "start", "stop"}) {
+    Options o;
+    ASSERT_FALSE(parse_options(text, 1, &o)) << text;
+    EXPECT_EQ(o.cstack, CStack::kNative) << text;
   }
 }
 

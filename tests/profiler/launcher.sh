@@ -27,7 +27,8 @@ rm -f "$out"
   2>"$outdir/launcher.stderr" || { cat "$outdir/launcher.stderr"; fail "jvmkit profile failed"; }
 cat "$outdir/launcher.stderr"
 [ -s "$out" ] || fail "no profile written to $out"
-grep -q '^\[main tid=[0-9]*\];jvmkit.demo.Demo.main;' "$out" || fail "profile lacks the thread-split demo stacks"
+# The thread's root frame, then (mixed stacks, the default) its first native frames, then main.
+grep -qE '^\[main tid=[0-9]+\];([^;]+;)*jvmkit\.demo\.Demo\.main;' "$out" || fail "profile lacks the thread-split demo stacks"
 grep -q "cpu: per-thread CPU time every 2 ms" "$outdir/launcher.stderr" || fail "interval/event not passed to the agent"
 grep -qF "to $out" "$outdir/launcher.stderr" || fail "the report does not name $out"
 

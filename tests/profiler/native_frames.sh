@@ -4,13 +4,16 @@
 #  - collapsed (ann, threads): at least half of the samples have deflateBytesBytes with zlib's
 #    deflate above it; HotSpot's compiler threads have samples of their own (JVM frames under a
 #    root of their own), counted as traces by thread kind and never as failures;
-#  - the same run with cstack=no: no native frame, no native section in the report;
+#  - the same run with cstack=no: no native frame, no native section in the report, the compiler
+#    threads' samples counted without Java code (not failed);
 #  - html in headless Chromium: the native types drawn, in their colours (a screenshot's pixels);
 #  - pprof read by go tool pprof: zlib's functions with their CPU time.
 # JDK 17 uses the system's libz.so.1, whose .dynsym names only exported functions (deflate, not
 # deflate_slow or longest_match: those show as libz.so.1+0x...); Temurin 25's libzip.so embeds
 # zlib with a .symtab. Usage: native_frames.sh JAVA AGENT WALK_CLASSES OUTDIR
 set -uo pipefail
+# shellcheck source=report_counts.sh
+source "$(dirname "$0")/report_counts.sh"
 java=$1 agent=$2 classes=$3 outdir=$4
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$outdir"
@@ -27,13 +30,9 @@ profile() {
   grep '^jvmkit profiler' "$outdir/$name.log" | grep -v '^jvmkit profiler: top methods' | cut -c1-240
 }
 
-# The report's counts add up: requested = delivered + failed + dropped + on non-Java threads.
+# The report's counts add up (report_counts.sh).
 counts_add_up() {
-  local counts
-  counts=$(sed -n -E 's/.*samples requested ([0-9]+), delivered ([0-9]+), failed ([0-9]+), dropped ([0-9]+) \(signals [0-9]+, on non-Java threads ([0-9]+).*/\1 \2 \3 \4 \5/p' "$1")
-  read -r requested delivered failed dropped not_java <<<"$counts"
-  [ -n "$counts" ] && [ "$requested" -eq $((delivered + failed + dropped + not_java)) ] ||
-    fail "$1: requested ${requested:-?} != delivered + failed + dropped + non-Java ($counts)"
+  report_counts "$1" || fail "$counts_error"
 }
 
 # --- cstack=native, collapsed ---------------------------------------------------------------------
@@ -73,6 +72,13 @@ unsuffixed=$(awk '{ n = $NF; stack = substr($0, 1, length($0) - length(n) - 1); 
 [ -z "$unsuffixed" ] || fail "cstack=no has frames that are not Java frames: $(head -5 <<<"$unsuffixed" | tr '\n' ' ')"
 grep -q 'jvmkit profiler: native:' "$outdir/java.log" && fail "cstack=no has a native section in its report"
 counts_add_up "$outdir/java.log"
+# The JIT compiler threads ran (they compile the program's first seconds): without native frames
+# their samples are counted "without Java code", by thread, and not as failures.
+[ "${no_java_code:-0}" -gt 0 ] || fail "cstack=no: no sample counted without Java code"
+grep "without Java code by thread: .*CompilerThre" "$outdir/java.log" >/dev/null ||
+  fail "cstack=no: the compiler threads are not named among the samples without Java code"
+grep 'failed by thread' "$outdir/java.log" | grep 'CompilerThre' >/dev/null &&
+  fail "cstack=no: compiler threads counted as failures"
 
 # --- html in headless Chromium ----------------------------------------------------------------------
 chromium=${CHROMIUM:-/usr/bin/chromium}

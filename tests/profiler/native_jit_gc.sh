@@ -5,7 +5,7 @@
 #  - jit (G1): fresh classes defined, verified, run and compiled by C1 and C2 all the time;
 #  - gc (G1, -Xmx128m): short- and medium-lived objects; the same under ZGC.
 # Every run checks:
-#  - the report adds up (requested = delivered + failed + dropped + non-Java), at most 1% dropped;
+#  - the report adds up (report_counts.sh), at most 1% dropped;
 #  - native parts cut short (the report's markers, counted under the collapsed output's roots by
 #    thread kind), in three classes, each a limit of its own, overall and for each thread kind
 #    with at least 500 samples:
@@ -30,6 +30,8 @@
 # Usage: native_jit_gc.sh JAVA AGENT CLASSES OUTDIR JDK_FEATURE [MAX_CUT MAX_ASM MAX_JAVA MAX_LOST]
 # (default 0.005 each)
 set -uo pipefail
+# shellcheck source=report_counts.sh
+source "$(dirname "$0")/report_counts.sh"
 java=$1 agent=$2 classes=$3 outdir=$4 feature=$5
 max_cut=${6:-0.005} max_asm=${7:-0.005} max_java=${8:-0.005} max_lost=${9:-0.005}
 max_tvd=${MAX_TVD:-0.05}
@@ -69,13 +71,8 @@ run() {
   [ -s "$collapsed" ] || { fail "$name: no profile written"; return; }
 
   # The report's counts.
-  local counts requested delivered failed dropped not_java
-  counts=$(sed -n -E 's/.*samples requested ([0-9]+), delivered ([0-9]+), failed ([0-9]+), dropped ([0-9]+) \(signals [0-9]+, on non-Java threads ([0-9]+).*/\1 \2 \3 \4 \5/p' "$log")
-  read -r requested delivered failed dropped not_java <<<"$counts"
-  if [ -z "$counts" ] || [ "$requested" -ne $((delivered + failed + dropped + not_java)) ]; then
-    fail "$name: requested ${requested:-?} != delivered + failed + dropped + non-Java ($counts)"
-    return
-  fi
+  local requested delivered failed dropped not_java no_java_code counts_error
+  report_counts "$log" || { fail "$name: $counts_error"; return; }
   [ "$dropped" -le $((requested / 100)) ] || fail "$name: more than 1% dropped ($dropped of $requested)"
   local traces markers java_n compiler_n gc_n vm_n
   traces=$(sed -n -E 's/.*native: [0-9]+ of ([0-9]+) traces .*/\1/p' "$log")

@@ -197,9 +197,15 @@ TEST(Options, ErrorsNameTheOptionAndTheProblem) {
 }
 
 // cstack=no|native: native frames for the signal event only; an unknown value names the option and
-// the values there are.
+// the values there are. Without cstack=, mixed stacks wherever there is a signal event.
 TEST(Options, CStack) {
-  EXPECT_EQ(parse_ok("").cstack, CStack::kNo);
+  EXPECT_EQ(parse_ok("").cstack, CStack::kNative);
+  EXPECT_FALSE(parse_ok("").cstack_given);
+  EXPECT_EQ(parse_ok("event=wall").cstack, CStack::kNative);
+  EXPECT_EQ(parse_ok("event=cpu,alloc").cstack, CStack::kNative);
+  EXPECT_EQ(parse_ok("event=alloc").cstack, CStack::kNo);
+  EXPECT_EQ(parse_ok("event=alloc,lock").cstack, CStack::kNo);
+  EXPECT_TRUE(parse_ok("cstack=no").cstack_given);
   EXPECT_EQ(parse_ok("cstack=no").cstack, CStack::kNo);
   EXPECT_EQ(parse_ok("cstack=native").cstack, CStack::kNative);
   EXPECT_EQ(parse_ok("event=wall,cstack=native").cstack, CStack::kNative);

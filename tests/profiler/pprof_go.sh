@@ -15,7 +15,7 @@ report="$outdir/demo.stderr"
   cat "$report"; exit 1; }
 cat "$report"
 export HOME=${HOME:-$outdir} GOCACHE="$outdir/gocache" GOTOOLCHAIN=local  # never download a toolchain
-top=$(cd "$outdir" && timeout 120 "$go" tool pprof -top -nodefraction=0 -nodecount=500 "$profile" 2>&1) || { echo "$top"; echo "FAIL: go tool pprof -top failed"; exit 1; }
+top=$(cd "$outdir" && timeout 120 "$go" tool pprof -top -nodefraction=0 -nodecount=100000 "$profile" 2>&1) || { echo "$top"; echo "FAIL: go tool pprof -top failed"; exit 1; }
 echo "$top" | head -20
 failures=0
 grep -q '^Type: cpu' <<<"$top" || { echo "FAIL: sample type is not cpu"; failures=$((failures + 1)); }

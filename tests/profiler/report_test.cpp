@@ -33,6 +33,31 @@ TEST(Report, NamesEveryCountTheTopMethodsAndTheOutput) {
   EXPECT_NE(text.find("to /tmp/x.html"), std::string::npos);
 }
 
+// Java frames only: samples of threads that had no Java frame (JIT compilers, the JVM's start and
+// exit) are neither failures nor silent: a count of their own, with its reason and threads.
+TEST(Report, SamplesWithoutJavaCodeAreCountedApartFromFailures) {
+  ReportInput in;
+  in.engine = "cpu: test engine";
+  in.counts.requested = 1000;
+  in.counts.delivered = 950;
+  in.counts.failed = 2;
+  in.counts.no_java_code = 48;
+  in.counts.failed_by_reason = {{"no_java_frames", 0}, {"not_walkable", 2}};
+  in.counts.no_java_code_by_thread = {{"'C2 CompilerThre' (tid 12)", 40}, {"'java' (tid 7)", 8}};
+  const std::string text = report_text(in);
+  EXPECT_NE(text.find("failed 2, dropped 0"), std::string::npos) << text;
+  EXPECT_NE(text.find("without Java code 48"), std::string::npos) << text;
+  EXPECT_NE(text.find("failed by reason: not_walkable 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("48 samples of threads running no Java code"), std::string::npos) << text;
+  EXPECT_NE(text.find("cstack=native shows"), std::string::npos) << text;
+  EXPECT_NE(text.find("without Java code by thread: 'C2 CompilerThre' (tid 12) 40, 'java' (tid 7) 8\n"),
+            std::string::npos)
+      << text;
+  in.counts.no_java_code = 0;
+  in.counts.no_java_code_by_thread.clear();
+  EXPECT_EQ(report_text(in).find("running no Java code"), std::string::npos);
+}
+
 // A run of JVM events only: no signal block, a block per event, a line per file written.
 TEST(Report, ABlockPerJvmEventAndALinePerFile) {
   ReportInput in;

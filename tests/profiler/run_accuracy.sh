@@ -4,6 +4,8 @@
 # Usage: run_accuracy.sh JAVA AGENT CLASSES OUTDIR NAME AGENT_OPTIONS MAX_TVD [JVM args...] MAIN [args...]
 # In the program's arguments, @TRUTH@ stands for the truth file.
 set -euo pipefail
+# shellcheck source=report_counts.sh
+source "$(dirname "$0")/report_counts.sh"
 # shellcheck source=profiled_run.sh
 source "$(dirname "$0")/profiled_run.sh"
 max_tvd=$7
@@ -11,12 +13,7 @@ profiled_run "$1" "$2" "$3" "$4" "$5" "$6" "${@:8}"
 # The report: counts, top methods, where the output went.
 report_has "samples requested" "delivered" "failed" "dropped" "top methods (self samples):" "wrote collapsed output"
 grep -qF "$profile" "$log" || { echo "FAIL: the report does not say where the output went"; exit 1; }
-# Every request has one outcome: requested = delivered + failed + dropped + on non-Java threads.
-counts=$(sed -n -E 's/.*samples requested ([0-9]+), delivered ([0-9]+), failed ([0-9]+), dropped ([0-9]+) \(signals [0-9]+, on non-Java threads ([0-9]+).*/\1 \2 \3 \4 \5/p' "$log")
-read -r requested delivered failed dropped not_java <<<"$counts"
-if [ -z "$counts" ] || [ "$requested" -ne $((delivered + failed + dropped + not_java)) ]; then
-  echo "FAIL: report arithmetic: requested ${requested:-?} != delivered + failed + dropped + non-Java ($counts)"
-  exit 1
-fi
+# Every request has one outcome (report_counts.sh).
+report_counts "$log" || { echo "FAIL: report arithmetic: $counts_error"; exit 1; }
 few_dropped "$dropped" "$requested"
 compare_with_truth "$max_tvd"
