@@ -30,7 +30,7 @@ function(native_state_jvm_test name main)
   endif()
   set(serial "")
   if(ARG_RUN_SERIAL)
-    set(serial RUN_SERIAL)
+    set(serial)
   endif()
   jvmkit_add_jdk_test(NAME native_state.${name} TIMEOUT ${ARG_TIMEOUT} ${serial}
     COMMAND "${CMAKE_CURRENT_SOURCE_DIR}/run_checked.sh" @JAVA@ ${check} -Xmx256m
