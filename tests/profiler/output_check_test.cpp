@@ -1,6 +1,5 @@
 // Output files checked at a run's start (output_check.hpp) and the fallback file that keeps a
 // profile whose file could not be written at the end (output_fallback.hpp), on real folders.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 
 #include "profiler/output_check.hpp"
 #include "profiler/output_fallback.hpp"
+#include "tests/support/temp_folder.hpp"
 
 namespace jvmkit::prof {
 namespace {
@@ -20,26 +20,8 @@ namespace {
 constexpr int64_t kSample = 1'796'337'001'000'000'000;
 
 // A fresh folder, removed with what it holds.
-class Folder {
- public:
-  Folder() {
-    char name[] = "/tmp/jvmkit-output-check-XXXXXX";
-    path_ = mkdtemp(name);
-  }
-  ~Folder() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::set<std::string> names() const {
-    std::set<std::string> out;
-    DIR* d = opendir(path_.c_str());
-    for (dirent* e = d != nullptr ? readdir(d) : nullptr; e != nullptr; e = readdir(d)) {
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.insert(e->d_name);
-    }
-    if (d != nullptr) closedir(d);
-    return out;
-  }
-
- private:
-  std::string path_;
+struct Folder : jvmkit::testing::TempFolder {
+  Folder() : TempFolder("output-check") {}
 };
 
 Options parsed(const std::string& text) {

@@ -2,7 +2,6 @@
 // and the report's lines of a profile split between the file asked for and a fallback
 // (output_fallback.hpp), on real folders. A full disk and read-only files are the JVM test
 // write_failures.sh's (they need a mount, or chattr, as root).
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,31 +14,14 @@
 #include "profiler/chunk_file.hpp"
 #include "profiler/output_fallback.hpp"
 #include "profiler/whole_files.hpp"
+#include "tests/support/temp_folder.hpp"
 
 namespace jvmkit::prof {
 namespace {
 
 // A fresh folder, removed with what it holds.
-class Folder {
- public:
-  Folder() {
-    char name[] = "/tmp/jvmkit-whole-files-XXXXXX";
-    path_ = mkdtemp(name);
-  }
-  ~Folder() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
-  std::set<std::string> names() const {
-    std::set<std::string> out;
-    DIR* d = opendir(path_.c_str());
-    for (dirent* e = d != nullptr ? readdir(d) : nullptr; e != nullptr; e = readdir(d)) {
-      if (std::string(e->d_name) != "." && std::string(e->d_name) != "..") out.insert(e->d_name);
-    }
-    if (d != nullptr) closedir(d);
-    return out;
-  }
-
- private:
-  std::string path_;
+struct Folder : jvmkit::testing::TempFolder {
+  Folder() : TempFolder("whole-files") {}
 };
 
 std::string read(const std::string& path) {
