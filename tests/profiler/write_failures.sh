@@ -112,6 +112,15 @@ file_checks() {  # file_checks NAME LOG FILE FORMAT
   echo "${n:-0}"
 }
 fallbacks() { ls "$1"/jvmkit-*."$2" 2>/dev/null || true; }  # fallbacks DIR EXT
+# A JFR recording split between the asked FILE and the FALLBACK: each whole, named in LOG with its
+# samples, and together the samples LOG says were delivered.
+split_adds_up() {  # split_adds_up NAME LOG FILE FALLBACK
+  local a b total
+  a=$(file_checks "$1" "$2" "$3" jfr)
+  b=$(file_checks "$1" "$2" "$4" jfr)
+  total=$(delivered "$2")
+  check "$1: $a + $b samples in the files = $total delivered" test $((a + b)) -eq "$total"
+}
 # wait_for CONDITION...: at most 60 s.
 wait_for() {
   for _ in $(seq 600); do "$@" && return 0; sleep 0.1; done
@@ -166,12 +175,9 @@ section_full_jfr() {
   check "$s: the launch form keeps the JVM's exit status 0 (is $rc)" test "$rc" -eq 0
   check "$s: the report says the file could not be written" grep -q "ERROR: cannot write $dir/p.jfr: No space left" "$out/$s/log"
   "$jdk/bin/jfr" summary "$dir/p.jfr" >"$out/$s/summary" 2>&1 || fail "$s: jfr summary cannot read $dir/p.jfr"
-  local fb a b total
+  local fb
   fb=$(fallbacks "$out/$s/jtmp" jfr)
-  a=$(file_checks $s "$out/$s/log" "$dir/p.jfr" jfr)
-  b=$(file_checks $s "$out/$s/log" "$fb" jfr)
-  total=$(delivered "$out/$s/log")
-  check "$s: $a + $b samples in the files = $total delivered" test $((a + b)) -eq "$total"
+  split_adds_up $s "$out/$s/log" "$dir/p.jfr" "$fb"
   check "$s: the report's last line names the fallback" last_line_names "$out/$s/log" "$fb"
 }
 
@@ -318,12 +324,7 @@ section_immutable_jfr() {
   chattr -i "$dir/p.jfr"
   check "$s: jvmkit stop exits 1 (is $rc)" test "$rc" -eq 1
   check "$s: says why" grep -q "ERROR: cannot write $dir/p.jfr: Operation not permitted" "$out/$s/stop.out"
-  local fb a b total
-  fb=$(fallbacks "$out/$s/jtmp" jfr)
-  a=$(file_checks $s "$out/$s/stop.out" "$dir/p.jfr" jfr)
-  b=$(file_checks $s "$out/$s/stop.out" "$fb" jfr)
-  total=$(delivered "$out/$s/stop.out")
-  check "$s: $a + $b samples in the files = $total delivered" test $((a + b)) -eq "$total"
+  split_adds_up $s "$out/$s/stop.out" "$dir/p.jfr" "$(fallbacks "$out/$s/jtmp" jfr)"
   end_jvm $s "$jvm"
 }
 
