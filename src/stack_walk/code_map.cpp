@@ -8,37 +8,6 @@
 
 namespace jvmkit::walk {
 
-CodeSnapshot::CodeSnapshot(std::vector<CodeRange> ranges, std::vector<std::shared_ptr<const CallSites>> call_sites)
-    : ranges_(std::move(ranges)), call_sites_(std::move(call_sites)) {
-  for (const CodeRange& r : ranges_) {
-    lowest_ = lowest_ == 0 ? r.start : std::min(lowest_, r.start);
-    highest_ = std::max(highest_, r.end);
-  }
-}
-
-const CodeRange* CodeSnapshot::find(uintptr_t pc) const noexcept {
-  if (pc < lowest_ || pc >= highest_) return nullptr;
-  // Last entry whose start is <= pc, then outwards through its enclosing entries.
-  size_t lo = 0, hi = ranges_.size();
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ranges_[mid].start <= pc) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  if (lo == 0) return nullptr;
-  int32_t i = static_cast<int32_t>(lo - 1);
-  // Bounded: every step moves to a strictly earlier index.
-  while (i >= 0) {
-    const CodeRange& r = ranges_[static_cast<size_t>(i)];
-    if (pc < r.end) return &r;
-    i = r.enclosing;
-  }
-  return nullptr;
-}
-
 void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
   if (name == nullptr || size == 0) return;
   CodeRange r{};
@@ -64,7 +33,7 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
   if (slot.end == 0 || r.kind == CodeKind::kInterpreter || (slot.kind != CodeKind::kInterpreter && r.end < slot.end)) {
     slot = r;
   }
-  publish_locked();
+  rebuild_locked();
 }
 
 void scan_stub_frame(const uint8_t* code, size_t size, CodeRange* r) {
@@ -129,26 +98,30 @@ void CodeMap::add_nmethod(jmethodID method, uintptr_t start, size_t size, bool c
   // A stale neighbour overlapping the new code (its unload event not seen yet) is dropped: the
   // memory now holds the new nmethod.
   auto it = nmethods_.lower_bound(start);
-  if (it != nmethods_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.end > start) {
-      call_sites_.erase(prev->first);
-      nmethods_.erase(prev);
-    }
-  }
+  if (it != nmethods_.begin() && std::prev(it)->second.end > start) it = std::prev(it);
   while (it != nmethods_.end() && it->first < r.end) {
-    call_sites_.erase(it->first);
-    it = nmethods_.erase(it);
+    const uintptr_t stale = it->first;
+    ++it;
+    forget_nmethod_locked(stale);
   }
   nmethods_[start] = r;
+  recent_[start] = r;
   if (call_sites != nullptr) call_sites_[start] = std::move(call_sites);
   publish_locked();
 }
 
 void CodeMap::remove_nmethod(uintptr_t start) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (nmethods_.count(start) == 0) return;
+  forget_nmethod_locked(start);
+  publish_locked();
+}
+
+void CodeMap::forget_nmethod_locked(uintptr_t start) {
   call_sites_.erase(start);
-  if (nmethods_.erase(start) != 0) publish_locked();
+  nmethods_.erase(start);
+  // Added since the base: gone from the changes. Else the base holds it: hidden from now on.
+  if (recent_.erase(start) == 0) removed_.insert(start);
 }
 
 void CodeMap::clear() {
@@ -156,6 +129,9 @@ void CodeMap::clear() {
   blobs_.clear();
   nmethods_.clear();
   call_sites_.clear();
+  base_.reset();
+  recent_.clear();
+  removed_.clear();
   cell_.publish(nullptr);
 }
 
@@ -183,8 +159,29 @@ bool CodeMap::has_interpreter() const {
 }
 
 void CodeMap::publish_locked() {
-  // Both maps are sorted by start already: a merge, not a sort (this runs at every compiled
-  // method's load and unload, thousands of times while the JIT warms up).
+  // The changes since the base may grow to about twice the square root of its size (and at
+  // least 64) before the base is rebuilt: O(sqrt N) copied per change, amortised.
+  const size_t base_size = base_ == nullptr ? 0 : base_->size();
+  const size_t changes = recent_.size() + removed_.size();
+  if (base_ == nullptr || changes * changes > 4 * base_size + 64 * 64) {
+    rebuild_locked();
+    return;
+  }
+  std::vector<CodeRange> ranges;
+  std::vector<std::shared_ptr<const CallSites>> keep;
+  ranges.reserve(recent_.size());
+  for (const auto& [start, r] : recent_) {
+    ranges.push_back(r);
+    if (auto sites = call_sites_.find(start); sites != call_sites_.end()) keep.push_back(sites->second);
+  }
+  link_enclosing(ranges);
+  CodeLayer recent(std::move(ranges), std::move(keep));
+  std::vector<uintptr_t> removed(removed_.begin(), removed_.end());
+  cell_.publish(std::make_unique<CodeSnapshot>(base_, std::move(recent), std::move(removed)));
+}
+
+void CodeMap::rebuild_locked() {
+  // Both maps are sorted by start already: a merge, not a sort.
   const auto order = [](const CodeRange& a, const CodeRange& b) {
     return a.start != b.start ? a.start < b.start : a.end > b.end;
   };
@@ -197,18 +194,14 @@ void CodeMap::publish_locked() {
         nmethod == nmethods_.end() || (blob != blobs_.end() && !order(nmethod->second, blob->second));
     all.push_back(take_blob ? (blob++)->second : (nmethod++)->second);
   }
-  // Nearest enclosing earlier entry, with a stack of open ranges (properly nested or disjoint;
-  // a partial overlap simply closes the earlier range).
-  std::vector<int32_t> open;
-  for (size_t i = 0; i < all.size(); i++) {
-    while (!open.empty() && all[static_cast<size_t>(open.back())].end < all[i].end) open.pop_back();
-    all[i].enclosing = open.empty() ? -1 : open.back();
-    open.push_back(static_cast<int32_t>(i));
-  }
+  link_enclosing(all);
   std::vector<std::shared_ptr<const CallSites>> keep;
   keep.reserve(call_sites_.size());
   for (const auto& [start, sites] : call_sites_) keep.push_back(sites);
-  cell_.publish(std::make_unique<CodeSnapshot>(std::move(all), std::move(keep)));
+  base_ = std::make_shared<const CodeLayer>(std::move(all), std::move(keep));
+  recent_.clear();
+  removed_.clear();
+  cell_.publish(std::make_unique<CodeSnapshot>(base_, CodeLayer(), std::vector<uintptr_t>()));
 }
 
 }  // namespace jvmkit::walk

@@ -2,8 +2,11 @@
 // scan, and frame typing from physical frames.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
+#include <map>
 #include <memory>
+#include <random>
 
 #include "stack_walk/code_map.hpp"
 #include "stack_walk/exact_frame_types.hpp"
@@ -129,6 +132,75 @@ TEST(CodeMap, KeepsCallSitesAliveWhileASnapshotHoldsThem) {
   map.clear();
   map.reclaim();
   EXPECT_TRUE(watch.expired());
+}
+
+// The innermost of RANGES that contains PC (the larger start, or the smaller end at one start).
+const CodeRange* innermost(const std::vector<CodeRange>& ranges, uintptr_t pc) {
+  const CodeRange* best = nullptr;
+  for (const CodeRange& r : ranges) {
+    if (pc < r.start || pc >= r.end) continue;
+    if (best == nullptr || r.start > best->start || (r.start == best->start && r.end < best->end)) best = &r;
+  }
+  return best;
+}
+
+TEST(CodeMap, LayeredSnapshotsAnswerAsOneSortedArray) {
+  // Thousands of compilations, unloads and reuses of the same memory, with blobs around: after
+  // every change the snapshot (a shared base and a small layer of changes) answers every PC as a
+  // plain list of what is loaded now would, and its layer of changes stays within its bound.
+  static uint8_t code[1 << 20];
+  std::memset(code, 0x90, sizeof(code));
+  const auto at = [](uintptr_t offset) { return reinterpret_cast<uintptr_t>(code) + offset; };
+  CodeMap map;
+  std::vector<CodeRange> blobs;
+  for (uintptr_t b = 0; b < 4; b++) {
+    map.add_blob("StubRoutines (1)", at(b * 0x40000), 0x1000);
+    blobs.push_back(CodeRange{at(b * 0x40000), at(b * 0x40000) + 0x1000});
+  }
+  std::map<uintptr_t, CodeRange> loaded;  // the model: nmethods by start
+  std::mt19937_64 random(42);
+  size_t most_changes = 0, rebuilds = 0, previous_changes = 0;
+  for (int step = 0; step < 6000; step++) {
+    // Between the blobs, as HotSpot's code heaps keep nmethods apart from stubs.
+    const uintptr_t start = at((random() % 4) * 0x40000 + 0x1000 + (random() % 0x3d00) * 16);
+    if (random() % 4 == 0 && !loaded.empty()) {
+      auto victim = loaded.begin();
+      std::advance(victim, static_cast<long>(random() % loaded.size()));
+      map.remove_nmethod(victim->first);
+      loaded.erase(victim);
+    } else {
+      const size_t size = 0x40 + random() % 0x800;
+      const auto method = reinterpret_cast<jmethodID>(static_cast<uintptr_t>(step + 1));
+      map.add_nmethod(method, start, size);
+      for (auto it = loaded.begin(); it != loaded.end();) {  // what overlaps is stale, and dropped
+        it = it->second.start < start + size && start < it->second.end ? loaded.erase(it) : std::next(it);
+      }
+      loaded[start] = CodeRange{start, start + size, method, CodeKind::kNMethod};
+    }
+    ASSERT_EQ(map.nmethods(), loaded.size());
+    CodeSnapshotCell::Reader reader(map.cell());
+    const CodeSnapshot& snapshot = *reader.get();
+    ASSERT_EQ(snapshot.size(), loaded.size() + blobs.size());
+    std::vector<CodeRange> all = blobs;
+    for (const auto& [s, r] : loaded) all.push_back(r);
+    for (int probe = 0; probe < 40; probe++) {
+      const uintptr_t pc = at(random() % sizeof(code));
+      const CodeRange* expected = innermost(all, pc);
+      const CodeRange* found = snapshot.find(pc);
+      ASSERT_EQ(found == nullptr, expected == nullptr) << "step " << step;
+      if (found != nullptr) {
+        ASSERT_EQ(found->start, expected->start) << "step " << step;
+        ASSERT_EQ(found->end, expected->end) << "step " << step;
+        ASSERT_EQ(found->method, expected->method) << "step " << step;
+      }
+    }
+    most_changes = std::max(most_changes, snapshot.changes());
+    if (snapshot.changes() < previous_changes) rebuilds++;
+    previous_changes = snapshot.changes();
+    ASSERT_LE(snapshot.changes(), 2 * std::sqrt(snapshot.size() + 1024.0) + 1) << "step " << step;
+  }
+  EXPECT_GT(most_changes, 64u);  // the changes did grow in their own layer...
+  EXPECT_GT(rebuilds, 10u);      // ...and were folded into a new base now and then
 }
 
 TEST(CodeMap, ScansC2AndC1Prologues) {
