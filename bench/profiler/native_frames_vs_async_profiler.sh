@@ -90,6 +90,8 @@
 #   --jdks LIST     17, 25 or 17,25 (default 17,25)
 #   --parts LIST    accuracy, cost or accuracy,cost (default both)
 #   --interval I    cost: the sampling interval, 1ms or 10ms (a number of ms; default 1ms)
+#   --configs LIST  cost: the configurations, "none" among them (default
+#                   none,jvmkit-no,jvmkit-default,ap-vm,ap-vmx); fewer leave time for more --reps
 #   --out DIR       where the results go: DIR/native_frames_vs_async_profiler.txt, and each run's
 #                   profile, output and report under DIR/runs/ (default BUILD_DIR/bench-native-ap)
 # Build first: cmake --build BUILD_DIR --target jvmkit_prof java_test_profiler java_test_stack_walk
@@ -97,7 +99,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=build/prof runs=5 seconds=3 programs=upcall-fp,upcall-nofp,deflate reps=7 rounds_arg=3s jdk_list=17,25
-parts=accuracy,cost out_dir= interval_arg=1ms
+parts=accuracy,cost out_dir= interval_arg=1ms config_list=none,jvmkit-no,jvmkit-default,ap-vm,ap-vmx
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2 ;;
@@ -109,6 +111,7 @@ while [ $# -gt 0 ]; do
     --jdks) jdk_list=$2 ;;
     --parts) parts=$2 ;;
     --interval) interval_arg=$2 ;;
+    --configs) config_list=$2 ;;
     --out) out_dir=$2 ;;
     *) echo "native_frames_vs_async_profiler.sh: unknown option '$1' (see the usage at the top of the script)"; exit 2 ;;
   esac
@@ -137,6 +140,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 [[ "$interval_arg" =~ ^([1-9][0-9]*)ms$ ]] || { echo "--interval: a number of ms such as 10ms, not '$interval_arg'"; exit 2; }
 interval_ns=$((${BASH_REMATCH[1]} * 1000000))
+for config in ${config_list//,/ }; do
+  case "$config" in none | jvmkit-no | jvmkit-default | ap-vm | ap-vmx) ;; *) echo "--configs: unknown configuration '$config'"; exit 2 ;; esac
+done
+case ",$config_list," in *,none,*) ;; *) echo "--configs: 'none' is needed (the ratios are to it)"; exit 2 ;; esac
 
 jdk_home() {
   case "$1" in
@@ -384,13 +391,14 @@ cost_run() {
 
 cost() {
   local jdk java version rounds config r
-  local configs=(none jvmkit-no jvmkit-default ap-vm ap-vmx)
+  local configs
+  read -r -a configs <<<"${config_list//,/ }"
   local notes=()
   echo "## Cost: NativeOverheadWorkload, cpu every $interval_arg, $reps repetitions x {${configs[*]}} in a random order, rounds: $rounds_arg"
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo
-  echo "| JDK | rounds | config | median wall (s) | median main CPU (s) | median process CPU (s) | wall ratio | main CPU ratio | process CPU ratio | samples (median, all threads) | timed-phase samples of main (median) | us per sample, main thread | us per sample, process |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| JDK | rounds | config | median wall (s) | median main CPU (s) | median process CPU (s) | process CPU quartiles (s) | wall ratio | main CPU ratio | process CPU ratio | samples (median, all threads) | timed-phase samples of main (median) | us per sample, main thread | us per sample, process |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for jdk in ${jdk_list//,/ }; do
     java=$(jdk_home "$jdk")
     version=$("$java/bin/java" -version 2>&1 | head -1 | sed 's/.*version "\([^"]*\)".*/\1/')
@@ -402,8 +410,10 @@ cost() {
       done
     done
     # jvmkit's own account of its last run with its default (mixed stacks): requests, failures, unwind tables.
-    notes+=("JDK $version, last jvmkit-default run: $(grep -E 'samples requested|native: (native parts|unwind tables)' \
-      "$out_dir/runs/cost-last-jvmkit-default.err" | sed 's/^jvmkit profiler: //' | tr '\n' ';')")
+    if [ -f "$out_dir/runs/cost-last-jvmkit-default.err" ]; then
+      notes+=("JDK $version, last jvmkit-default run: $(grep -E 'samples requested|native: (native parts|unwind tables)' \
+        "$out_dir/runs/cost-last-jvmkit-default.err" | sed 's/^jvmkit profiler: //' | tr '\n' ';')")
+    fi
     for config in "${configs[@]}"; do
       cp "$tmp/$config" "$out_dir/runs/cost-$jdk-$config.txt"
       local med=() base=()
@@ -411,12 +421,15 @@ cost() {
         med+=("$(cut -d' ' -f"$col" "$tmp/$config" | median)")
         base+=("$(cut -d' ' -f"$col" "$tmp/none" | median)")
       done
-      awk -v v="$version" -v rounds="$rounds" -v c="$config" -v w="${med[0]}" -v cpu="${med[1]}" -v p="${med[2]}" \
+      local spread
+      spread=$(cut -d' ' -f4 "$tmp/$config" | quartiles)
+      awk -v v="$version" -v rounds="$rounds" -v c="$config" -v w="${med[0]}" -v cpu="${med[1]}" -v p="${med[2]}" -v q="$spread" \
           -v s="${med[3]}" -v ms="${med[4]}" -v bw="${base[0]}" -v bc="${base[1]}" -v bp="${base[2]}" 'BEGIN {
         per_main = ms > 0 ? sprintf("%.1f", (cpu - bc) / 1e3 / ms) : "-"
         per_proc = s > 0 ? sprintf("%.1f", (p - bp) * 1e6 / s) : "-"
-        printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %d | %d | %s | %s |\n", v, rounds, c, w / 1e9, cpu / 1e9, p,
-               w / bw, cpu / bc, p / bp, s, ms, per_main, per_proc }'
+        split(q, qs, " ")
+        printf "| %s | %s | %s | %.3f | %.3f | %.3f | %.2f-%.2f | %.3f | %.3f | %.3f | %d | %d | %s | %s |\n", v, rounds, c, w / 1e9, cpu / 1e9, p,
+               qs[1], qs[2], w / bw, cpu / bc, p / bp, s, ms, per_main, per_proc }'
     done
   done
   echo

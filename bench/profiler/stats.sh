@@ -1,6 +1,8 @@
 # Shared by the profiler benchmarks (sourced): statistics over one number per line on stdin.
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 minimum() { sort -n | head -1; }
+# The lower and upper quartiles (nearest rank): how far the runs spread around the median.
+quartiles() { sort -n | awk '{a[NR]=$1} END {lo = int((NR + 3) / 4); hi = NR + 1 - lo; print a[lo], a[hi]}'; }
 
 # ratio_row LABEL1 LABEL2 CONFIG FILE BASE_FILE: one table row for the runs in FILE (lines
 # "elapsed_ns cpu_ns") against those in BASE_FILE: "| LABEL1 | LABEL2 | CONFIG | median wall (s) |
