@@ -389,6 +389,31 @@ cost_run() {
       printf "%s %s %s %.3f %d %.0f\n", $2, $4, $6, t[1] + t[2], samples + failed, ($6 > 0 ? main * $4 / $6 : 0) }' "$base.out"
 }
 
+# paired_differences: jvmkit's default against async-profiler's default run by run. The runs of
+# one repetition are neighbours in time, so their difference cancels the machine's slow drift that
+# widens each configuration's own spread.
+paired_differences() {
+  case ",$config_list," in *,jvmkit-default,*) ;; *) return 0 ;; esac
+  case ",$config_list," in *,ap-vm,*) ;; *) return 0 ;; esac
+  echo
+  echo "Paired, repetition by repetition: jvmkit default - async-profiler default (s)"
+  echo
+  echo "| JDK | measure | median difference | quartiles | jvmkit lower in |"
+  echo "|---|---|---|---|---|"
+  local jdk col
+  for jdk in ${jdk_list//,/ }; do
+    for col in 3 4; do
+      paste -d' ' <(cut -d' ' -f"$col" "$out_dir/runs/cost-$jdk-jvmkit-default.txt") \
+        <(cut -d' ' -f"$col" "$out_dir/runs/cost-$jdk-ap-vm.txt") |
+        awk -v scale="$([ "$col" = 3 ] && echo 1e9 || echo 1)" '{ print ($1 - $2) / scale }' | sort -g |
+        awk -v jdk="$jdk" -v what="$([ "$col" = 3 ] && echo "main-thread CPU" || echo "process CPU")" '
+          { d[NR] = $1; if ($1 < 0) lower++ }
+          END { lo = int((NR + 3) / 4); med = (NR % 2) ? d[(NR + 1) / 2] : (d[NR / 2] + d[NR / 2 + 1]) / 2
+                printf "| %s | %s | %+.3f | %+.3f to %+.3f | %d of %d |\n", jdk, what, med, d[lo], d[NR + 1 - lo], lower, NR }'
+    done
+  done
+}
+
 cost() {
   local jdk java version rounds config r
   local configs
@@ -434,6 +459,7 @@ cost() {
   done
   echo
   for note in "${notes[@]}"; do echo "- $note"; done
+  paired_differences
   echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "each run: wall_ns cpu_ns main_cpu_ns process_cpu_s samples timed_main_samples in $out_dir/runs/cost-JDK-CONFIG.txt"
 }
