@@ -4,8 +4,10 @@ package jvmkit.test.profiler;
  * Fixed CPU ratios between methods: ratioA, ratioB and ratioC do the same work per call and are
  * run for 50%, 30% and 20% of this thread's CPU time. The truth is the CPU time each method really
  * took (measured around each batch of calls), so JIT warm-up does not blur it.
- * Usage: Ratios SECONDS|until=STOP_FILE TRUTH_FILE (until=: runs until STOP_FILE exists, at most
- * 300 s: for a profiler attached to it, however long that takes on a busy host)
+ * Usage: Ratios SECONDS|until=STOP_FILE TRUTH_FILE. SECONDS: of this thread's CPU time, so that a
+ * CPU-time sampler takes as many samples on a busy host as on an idle one (the wall time grows
+ * instead, up to 20 times SECONDS). until=: runs until STOP_FILE exists, at most 300 s of wall
+ * time: for a profiler attached to it, however long that takes on a busy host.
  */
 public final class Ratios {
   static long sink;
@@ -14,9 +16,10 @@ public final class Ratios {
     java.io.File stopFile = args[0].startsWith("until=") ? new java.io.File(args[0].substring(6)) : null;
     double seconds = stopFile != null ? 300 : Double.parseDouble(args[0]);
     long[] cpu = new long[3];
-    long end = System.nanoTime() + (long) (seconds * 1e9);
+    long wallEnd = System.nanoTime() + (long) (seconds * (stopFile != null ? 1 : 20) * 1e9);
+    long cpuEnd = stopFile != null ? Long.MAX_VALUE : Truth.cpuNanos() + (long) (seconds * 1e9);
     java.util.Random random = new java.util.Random(7);
-    while (System.nanoTime() < end && (stopFile == null || !stopFile.exists())) {
+    while (System.nanoTime() < wallEnd && Truth.cpuNanos() < cpuEnd && (stopFile == null || !stopFile.exists())) {
       // 0.5 to 4.5 ms of CPU per round, split 5:3:2. Random lengths: a workload that repeats with a
       // fixed period would alias with a fixed sampling interval and bias any periodic sampler.
       long slice = 500_000L + random.nextInt(4_000_000);
