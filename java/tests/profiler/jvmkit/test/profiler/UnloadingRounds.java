@@ -17,7 +17,8 @@ final class UnloadingRounds {
 
   /**
    * Runs rounds of CLASS_NAME.METHOD(ARGUMENT) (a static method taking a long and returning a
-   * Long) for SECONDS, then checks that GC unloaded the classes (exits with FAIL if not).
+   * Long) for SECONDS of this thread's CPU time (at most 20 times SECONDS of wall time), then
+   * checks that GC unloaded the classes (exits with FAIL if not).
    */
   static void run(double seconds, String className, String method, long argument) throws Exception {
     byte[] bytes;
@@ -26,9 +27,11 @@ final class UnloadingRounds {
       bytes = in.readAllBytes();
     }
     long unloadedBefore = ManagementFactory.getClassLoadingMXBean().getUnloadedClassCount();
-    long end = System.nanoTime() + (long) (seconds * 1e9);
+    java.lang.management.ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long cpuEnd = threads.getCurrentThreadCpuTime() + (long) (seconds * 1e9);
+    long wallEnd = System.nanoTime() + (long) (seconds * 20e9);
     int rounds = 0;
-    while (System.nanoTime() < end) {
+    while (threads.getCurrentThreadCpuTime() < cpuEnd && System.nanoTime() < wallEnd) {
       round(className, bytes, method, argument);
       if (++rounds % 10 == 0) System.gc();
     }
