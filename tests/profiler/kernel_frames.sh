@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Kernel frames (cstack=native with a perf event): KernelTime spends about half of its main thread's
 # CPU time reading /dev/urandom (system time, the kernel's random generator under read) and prints
-# its own user and system time (/proc/thread-self/stat), the truth.
-#  - event=cpu (perf task-clock), collapsed with ann: the share of the main thread's samples with
-#    kernel frames (_[K]) is the system share within 0.04 plus three standard errors of the two
-#    counts (about 0.15); each such stack has its kernel frames at
+# the CPU time its reads took (the truth) and its user and system time (/proc/thread-self/stat).
+#  - event=cpu (perf task-clock), collapsed with ann: the share of the main thread's samples under
+#    readRandom is the CPU share the reads took (measured around each), and 85 % of them have
+#    kernel frames (_[K]); each stack with kernel frames has them at
 #    the leaf end, a kernel entry rootmost among them (99 %: the syscall's, or an interrupt's or
 #    exception's, asm_*: a busy machine's timer interrupts land in the Java loop too), named from
 #    /proc/kallsyms (no "[kernel]"); those entered by a syscall lie under libc's read below
@@ -34,13 +34,16 @@ profile() {
 # --- cpu: kernel frames with their share ----------------------------------------------------------
 profile cpu "interval=1ms,cstack=native,ann,threads,file=$outdir/cpu.collapsed"
 read -r user system < <(sed -n -E 's/^kernel truth: user ([0-9]+) ticks, system ([0-9]+) ticks.*/\1 \2/p' "$outdir/cpu.out")
+read -r reading loop < <(sed -n -E 's/^read truth: ([0-9]+) of ([0-9]+) ns/\1 \2/p' "$outdir/cpu.out")
 # Per main-thread line: its samples; with kernel frames; kernel frames only at the leaf end; the
 # rootmost kernel frame a kernel entry; of them a syscall entry; unnamed kernel frames; syscall
-# entries under read below readBytes.
-read -r main with_kernel leafward entry syscall unnamed under_read < <(awk '
+# entries under read below readBytes; samples under KernelTime.readRandom, and of them with kernel frames.
+read -r main with_kernel leafward entry syscall unnamed under_read in_read in_read_kernel < <(awk '
   /^\[main tid=/ {
     n = $NF; stack = substr($0, 1, length($0) - length(n) - 1); k = split(stack, f, ";"); main += n
     first = 0; for (i = 1; i <= k; i++) if (f[i] ~ /_\[K\]$/) { first = i; break }
+    reads = 0; for (i = 1; i <= k; i++) if (f[i] ~ /^jvmkit\.test\.profiler\.KernelTime\.readRandom(_\[[a-z0-9]\])?$/) reads = 1
+    if (reads) { in_read += n; if (first > 0) in_read_kernel += n }
     if (first == 0) next
     with_kernel += n
     ok = 1; for (i = first; i <= k; i++) if (f[i] !~ /_\[K\]$/) ok = 0
@@ -51,22 +54,30 @@ read -r main with_kernel leafward entry syscall unnamed under_read < <(awk '
     syscall += n
     if (first > 2 && f[first - 1] ~ /^(__)?(libc_)?read$/) for (i = 1; i < first; i++) if (f[i] == "java.io.FileInputStream.readBytes_[n]") { under_read += n; break }
   }
-  END { print main + 0, with_kernel + 0, leafward + 0, entry + 0, syscall + 0, unnamed + 0, under_read + 0 }' "$outdir/cpu.collapsed")
+  END { print main + 0, with_kernel + 0, leafward + 0, entry + 0, syscall + 0, unnamed + 0, under_read + 0, in_read + 0,
+          in_read_kernel + 0 }' "$outdir/cpu.collapsed")
 echo "main thread: $main samples, $with_kernel with kernel frames (truth: user $user, system $system ticks);" \
   "kernel frames leafward $leafward, a kernel entry rootmost $entry (a syscall's $syscall), unnamed $unnamed," \
   "syscalls under read/readBytes $under_read"
-if [ -z "${system:-}" ] || [ "$main" -lt 1000 ]; then
+if [ -z "${system:-}" ] || [ -z "${loop:-}" ] || [ "$main" -lt 1000 ]; then
   fail "too few samples ($main) or no truth line"
 else
-  # Both shares are counts: the samples', and the truth's clock ticks (/proc counts user and
-  # system time in ticks of 10 ms, so 2 s of CPU are 200 ticks, a share known to +-0.035). The
-  # limit is 0.04 plus three standard errors of the difference, from this run's own counts
-  # (about 0.15 for 200 ticks and 2,000 samples): a missing or misplaced kernel part still fails.
+  # The exact truth: the CPU time the reads took, measured around each. The samples under
+  # readRandom have its share (within 0.04 plus three standard errors of the sample count), and
+  # nearly all of them are in the kernel (the generator runs there; only the copy into the Java
+  # array and the JNI call are user code).
+  awk -v r="$in_read" -v m="$main" -v t="$reading" -v l="$loop" 'BEGIN {
+    share = r / m; truth = t / l; d = share - truth; if (d < 0) d = -d; limit = 0.04 + 3 * sqrt(truth * (1 - truth) / m)
+    printf "read share %.3f, measured %.3f, difference %.3f (limit %.3f)\n", share, truth, d, limit
+    exit !(d <= limit) }' || fail "the samples under readRandom do not have its measured CPU share"
+  [ $((in_read_kernel * 100)) -ge $((in_read * 85)) ] ||
+    fail "only $in_read_kernel of $in_read samples under readRandom have kernel frames"
+  # The system time of /proc is counted in clock ticks, split between user and system by where
+  # each tick found the thread: a statistic, and next to busy processes not even an unbiased one
+  # (measured 2026-12-07 at load 7-10: 0.39-0.62 by ticks in four runs, while the samples gave
+  # 0.39-0.42 and the reads measured 0.40-0.42). Shown, not judged.
   awk -v w="$with_kernel" -v m="$main" -v u="$user" -v s="$system" 'BEGIN {
-    share = w / m; truth = s / (u + s); d = share - truth; if (d < 0) d = -d
-    limit = 0.04 + 3 * sqrt(truth * (1 - truth) * (1 / (u + s) + 1 / m))
-    printf "kernel share %.3f, system share %.3f, difference %.3f (limit %.3f)\n", share, truth, d, limit
-    exit !(d <= limit) }' || fail "the kernel frames' share is not the system time's"
+    printf "kernel share %.3f; system share by clock ticks %.3f (%d ticks)\n", w / m, s / (u + s), u + s }'
   [ "$leafward" -eq "$with_kernel" ] || fail "$((with_kernel - leafward)) samples have kernel frames not at the leaf end"
   [ $((entry * 100)) -ge $((with_kernel * 99)) ] || fail "a kernel entry is rootmost in only $entry of $with_kernel kernel samples"
   [ "$unnamed" -eq 0 ] || fail "$unnamed samples have unnamed kernel frames (this host's kallsyms lists addresses)"
