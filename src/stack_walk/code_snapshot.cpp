@@ -67,16 +67,16 @@ CodeSnapshot::CodeSnapshot(std::vector<CodeRange> ranges, std::vector<std::share
     : CodeSnapshot(std::make_shared<const CodeLayer>(std::move(ranges), std::move(call_sites)), CodeLayer(), {}) {}
 
 CodeSnapshot::CodeSnapshot(std::shared_ptr<const CodeLayer> base, CodeLayer recent, std::vector<uintptr_t> removed)
-    : base_(std::move(base)), recent_(std::move(recent)), removed_(std::move(removed)) {
-  lowest_ = base_->lowest();
-  highest_ = std::max(base_->highest(), recent_.highest());
-  if (!recent_.empty()) lowest_ = base_->empty() ? recent_.lowest() : std::min(lowest_, recent_.lowest());
+    : base_(std::move(base)), base_layer_(base_.get()), recent_(std::move(recent)), removed_(std::move(removed)) {
+  lowest_ = base_layer_->lowest();
+  highest_ = std::max(base_layer_->highest(), recent_.highest());
+  if (!recent_.empty()) lowest_ = base_layer_->empty() ? recent_.lowest() : std::min(lowest_, recent_.lowest());
 }
 
 const CodeRange* CodeSnapshot::find(uintptr_t pc) const noexcept {
   if (pc < lowest_ || pc >= highest_) return nullptr;
   const CodeRange* fresh = recent_.find(pc);
-  const CodeRange* old = base_->find(pc, removed_.data(), removed_.size());
+  const CodeRange* old = base_layer_->find(pc, removed_.data(), removed_.size());
   if (fresh == nullptr) return old;
   if (old == nullptr) return fresh;
   // Both contain PC: nested, so the inner one starts later, or ends sooner at the same start.

@@ -107,12 +107,13 @@ class CodeSnapshot {
   CodeSnapshot(std::shared_ptr<const CodeLayer> base, CodeLayer recent, std::vector<uintptr_t> removed);
   // The innermost range containing PC, or nullptr.
   JVMKIT_SIGNAL_SAFE const CodeRange* find(uintptr_t pc) const noexcept;
-  size_t size() const noexcept { return base_->size() - removed_.size() + recent_.size(); }
+  size_t size() const noexcept { return base_layer_->size() - removed_.size() + recent_.size(); }
   // How many entries of this snapshot are in its small layer (tests, and the rebuild bound).
   size_t changes() const noexcept { return recent_.size() + removed_.size(); }
 
  private:
-  std::shared_ptr<const CodeLayer> base_;
+  std::shared_ptr<const CodeLayer> base_;  // keeps the base alive while this snapshot exists
+  const CodeLayer* base_layer_ = nullptr;    // the same, for signal code (no shared_ptr call there)
   CodeLayer recent_;
   std::vector<uintptr_t> removed_;
   uintptr_t lowest_ = 0, highest_ = 0;
