@@ -24,6 +24,7 @@ constinit std::atomic<const CodeHeapLayout*> g_known{nullptr};
 constexpr uint8_t kBlockStart = 0;
 constexpr uint8_t kUnusedSegment = 0xFF;
 constexpr uintptr_t kLongestHop = 0xFE;
+constexpr int32_t kNoFrameSize = -1;
 
 template <typename T>
 JVMKIT_SIGNAL_SAFE T load(uintptr_t address) noexcept {
@@ -128,9 +129,10 @@ std::optional<CodeBlobInfo> CodeHeapLayout::blob_at(uintptr_t blob, uintptr_t bl
       pc >= info.code_end) {
     return std::nullopt;
   }
+  // -1 is HotSpot's "no frame size" (StubAssembler's no_frame_size: some C1 runtime stubs).
   const auto frame_words = load<int32_t>(blob + blob_frame_size);
-  if (frame_words < 0 || frame_words > kMaxFrameWords) return std::nullopt;
-  info.frame_size_bytes = static_cast<uint32_t>(frame_words) * sizeof(uintptr_t);
+  if (frame_words < kNoFrameSize || frame_words > kMaxFrameWords) return std::nullopt;
+  info.frame_size_bytes = frame_words == kNoFrameSize ? 0 : static_cast<uint32_t>(frame_words) * sizeof(uintptr_t);
   info.is_nmethod = blob_kind >= 0 ? load<uint8_t>(blob + blob_kind) == nmethod_kind : named_nmethod(blob);
   return info;
 }

@@ -26,11 +26,13 @@ namespace jvmkit::hotspot {
 
 // What the look-up found for a PC.
 struct CodeBlobInfo {
-  uintptr_t blob = 0;             // the CodeBlob's address (its header)
-  bool is_nmethod = false;        // a compiled Java method (also a native method's wrapper)
-  uintptr_t code_begin = 0;       // its code: the PC lies in [code_begin, code_end)
-  uintptr_t code_end = 0;         //   (an nmethod's: its instructions and stubs, not its constants)
-  uint32_t frame_size_bytes = 0;  // CodeBlob::_frame_size in bytes (0 for blobs without a frame)
+  uintptr_t blob = 0;        // the CodeBlob's address (its header)
+  bool is_nmethod = false;   // a compiled Java method (also a native method's wrapper)
+  uintptr_t code_begin = 0;  // its code: the PC lies in [code_begin, code_end)
+  uintptr_t code_end = 0;    //   (an nmethod's: its instructions and stubs, not its constants)
+  // CodeBlob::_frame_size in bytes; 0 for a blob without a frame of its own (a method handle
+  // intrinsic's nmethod) or whose frame size HotSpot left unknown (-1, some C1 runtime stubs).
+  uint32_t frame_size_bytes = 0;
 };
 
 // An address range [begin, end).

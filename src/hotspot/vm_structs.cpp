@@ -120,7 +120,12 @@ std::optional<uint64_t> vm_struct_field_size(const char* type, const char* field
   if (e == nullptr) return std::nullopt;
   const char* field_type = entry_value<const char*>(e, table->type_string);
   if (field_type == nullptr) return std::nullopt;
-  return vm_type_size(field_type);
+  if (std::optional<uint64_t> size = vm_type_size(field_type)) return size;
+  // gHotSpotVMTypes lists only some pointer types ("char*" but not "const char*"): any pointer
+  // has a pointer's size.
+  const size_t length = std::strlen(field_type);
+  if (length > 0 && field_type[length - 1] == '*') return sizeof(void*);
+  return std::nullopt;
 }
 
 std::optional<int32_t> vm_int_constant(const char* name) {

@@ -21,7 +21,8 @@ std::optional<uintptr_t> vm_static_field_address(const char* type, const char* f
 std::optional<uint64_t> vm_type_size(const char* type);
 
 // The size in bytes of FIELD of TYPE: the size gHotSpotVMTypes gives the type gHotSpotVMStructs
-// names for the field ("int", "size_t", "uint32_t"), or nothing when either is missing.
+// names for the field ("int", "size_t", "uint32_t"; a pointer's size for a pointer type the
+// types table leaves out, such as "const char*"), or nothing when either is missing.
 std::optional<uint64_t> vm_struct_field_size(const char* type, const char* field);
 
 // The value of the integer constant NAME (gHotSpotVMIntConstants: "CodeBlobKind::Nmethod"), or

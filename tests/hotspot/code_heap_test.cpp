@@ -344,6 +344,11 @@ TEST_P(CodeHeapTest, RejectsTornHeadersAndBlobs) {
   heap.blob(b)->size = static_cast<int32_t>(8 * kSegment - heap.header_size());
   heap.blob(b)->frame_size = -3;
   EXPECT_FALSE(layout.find(pc).has_value());
+  heap.blob(b)->frame_size = -1;  // HotSpot's "no frame size"
+  ASSERT_TRUE(layout.find(pc).has_value());
+  EXPECT_EQ(layout.find(pc)->frame_size_bytes, 0u);
+  heap.blob(b)->frame_size = (1 << 17) + 1;
+  EXPECT_FALSE(layout.find(pc).has_value());
   heap.blob(b)->frame_size = 2;
   heap.blob(b)->code_begin = pc + 1;  // code that does not hold the PC
   heap.blob(b)->code_offset += 64;
