@@ -20,7 +20,7 @@ int find_libjvm(struct dl_phdr_info* info, size_t, void* data) {
 // The exported description of one table: where it is and how its entries are laid out.
 struct Table {
   const char* entries = nullptr;
-  uint64_t stride = 0, type_name = 0, field_name = 0, is_static = 0, offset = 0, address = 0;
+  uint64_t stride = 0, type_name = 0, field_name = 0, type_string = 0, is_static = 0, offset = 0, address = 0;
 };
 
 template <typename T>
@@ -49,6 +49,7 @@ std::optional<Table> structs_table() {
             read_symbol(lib, "gHotSpotVMStructEntryArrayStride", &t.stride) &&
             read_symbol(lib, "gHotSpotVMStructEntryTypeNameOffset", &t.type_name) &&
             read_symbol(lib, "gHotSpotVMStructEntryFieldNameOffset", &t.field_name) &&
+            read_symbol(lib, "gHotSpotVMStructEntryTypeStringOffset", &t.type_string) &&
             read_symbol(lib, "gHotSpotVMStructEntryIsStaticOffset", &t.is_static) &&
             read_symbol(lib, "gHotSpotVMStructEntryOffsetOffset", &t.offset) &&
             read_symbol(lib, "gHotSpotVMStructEntryAddressOffset", &t.address);
@@ -108,6 +109,41 @@ std::optional<uint64_t> vm_type_size(const char* type) {
     const char* name = entry_value<const char*>(e, type_name);
     if (name == nullptr) break;
     if (std::strcmp(name, type) == 0) return entry_value<uint64_t>(e, size);
+  }
+  return std::nullopt;
+}
+
+std::optional<uint64_t> vm_struct_field_size(const char* type, const char* field) {
+  std::optional<Table> table = structs_table();
+  if (!table) return std::nullopt;
+  const char* e = find_entry(*table, type, field);
+  if (e == nullptr) return std::nullopt;
+  const char* field_type = entry_value<const char*>(e, table->type_string);
+  if (field_type == nullptr) return std::nullopt;
+  if (std::optional<uint64_t> size = vm_type_size(field_type)) return size;
+  // gHotSpotVMTypes lists only some pointer types ("char*" but not "const char*"): any pointer
+  // has a pointer's size.
+  const size_t length = std::strlen(field_type);
+  if (length > 0 && field_type[length - 1] == '*') return sizeof(void*);
+  return std::nullopt;
+}
+
+std::optional<int32_t> vm_int_constant(const char* name) {
+  void* lib = libjvm();
+  if (lib == nullptr) return std::nullopt;
+  const char* entries = nullptr;
+  uint64_t stride = 0, name_offset = 0, value_offset = 0;
+  if (!read_symbol(lib, "gHotSpotVMIntConstants", &entries) ||
+      !read_symbol(lib, "gHotSpotVMIntConstantEntryArrayStride", &stride) ||
+      !read_symbol(lib, "gHotSpotVMIntConstantEntryNameOffset", &name_offset) ||
+      !read_symbol(lib, "gHotSpotVMIntConstantEntryValueOffset", &value_offset) || entries == nullptr || stride == 0) {
+    return std::nullopt;
+  }
+  // The table ends with an entry whose name is NULL.
+  for (const char* e = entries;; e += stride) {
+    const char* entry_name = entry_value<const char*>(e, name_offset);
+    if (entry_name == nullptr) break;
+    if (std::strcmp(entry_name, name) == 0) return entry_value<int32_t>(e, value_offset);
   }
   return std::nullopt;
 }

@@ -20,4 +20,13 @@ std::optional<uintptr_t> vm_static_field_address(const char* type, const char* f
 // The size in bytes of TYPE as the running JVM describes it (gHotSpotVMTypes), or nothing.
 std::optional<uint64_t> vm_type_size(const char* type);
 
+// The size in bytes of FIELD of TYPE: the size gHotSpotVMTypes gives the type gHotSpotVMStructs
+// names for the field ("int", "size_t", "uint32_t"; a pointer's size for a pointer type the
+// types table leaves out, such as "const char*"), or nothing when either is missing.
+std::optional<uint64_t> vm_struct_field_size(const char* type, const char* field);
+
+// The value of the integer constant NAME (gHotSpotVMIntConstants: "CodeBlobKind::Nmethod"), or
+// nothing.
+std::optional<int32_t> vm_int_constant(const char* name);
+
 }  // namespace jvmkit::hotspot
