@@ -13,7 +13,7 @@ public final class CodeHeapMain {
   /** Prints the agent's counts and returns the number of failed checks. */
   static native int finish();
 
-  private static final long WANTED_LOOKUPS = 3000;
+  private static final long WANTED_LOOKUPS = 1000;
   private static final long MAX_MILLIS = 30_000;
 
   private static volatile boolean stop;
