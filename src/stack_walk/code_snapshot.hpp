@@ -113,7 +113,7 @@ class CodeSnapshot {
 
  private:
   std::shared_ptr<const CodeLayer> base_;  // keeps the base alive while this snapshot exists
-  const CodeLayer* base_layer_ = nullptr;    // the same, for signal code (no shared_ptr call there)
+  const CodeLayer* base_layer_ = nullptr;  // the same, for signal code (no shared_ptr call there)
   CodeLayer recent_;
   std::vector<uintptr_t> removed_;
   uintptr_t lowest_ = 0, highest_ = 0;
