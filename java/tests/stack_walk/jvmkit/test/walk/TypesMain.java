@@ -67,7 +67,9 @@ public final class TypesMain {
   // native code must still type natInl INLINE and natOuter JIT.
   static long natInl(long ms) {
     try {
-      Thread.sleep(ms);
+      // Not sleep(0): that yields the CPU, and next to busy processes the warm-up's 30,000 yields
+      // took a minute.
+      if (ms != 0) Thread.sleep(ms);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -132,7 +134,8 @@ public final class TypesMain {
     long s = 0;
     boolean interpretedOnly = System.getProperty("java.vm.info", "").contains("interpreted mode");
     for (int i = 0; i < (interpretedOnly ? 0 : 30_000); i++) {
-      s += jitOuter(200) + inlOuter(100) + natOuter(0) + stubOuter(i, 16);
+      // natOuter sleeps now and then, so that its compiled code keeps the sleeping path.
+      s += jitOuter(200) + inlOuter(100) + natOuter(i % 512 == 0 ? 1 : 0) + stubOuter(i, 16);
     }
     nativeOuter();
     sink += s;
