@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "fake_code.hpp"
+#include "fake_method.hpp"
 #include "stack_walk/signal/x64/frozen_frames.hpp"
 
 namespace jvmkit::walk {
 namespace {
 
 using hotspot::AsgctFrame;
+using testing::FakeMethod;
 using testing::M;
 
 // A frame as the tests compare it: its bci and its jmethodID's value.
@@ -58,41 +60,6 @@ class FakeHeap {
 
  private:
   std::vector<uintptr_t> words_;
-};
-
-// A Method* (words[0..1]) with its ConstMethod (words[2..4], idnum 1, then 16 bytes of bytecodes
-// in words[5..6]), ConstantPool (words[8..9]), InstanceKlass (words[10..11]) and its jmethod_ids
-// (words[12..14]: length 2, M(40), M(41)): the method is M(41).
-struct FakeMethod {
-  uintptr_t words[16] = {};
-  uintptr_t addr(int i) const { return reinterpret_cast<uintptr_t>(&words[i]); }
-  uintptr_t method() const { return addr(0); }
-  uintptr_t bcp(int bci) const { return addr(5) + bci; }
-
-  static hotspot::MethodLayout layout() {
-    hotspot::MethodLayout l;
-    l.const_method = 8;
-    l.constants = 8;
-    l.method_idnum = 16;
-    l.code_size = 18;
-    l.const_method_size = 24;
-    l.pool_holder = 8;
-    l.jmethod_ids = 8;
-    return l;
-  }
-
-  FakeMethod() {
-    words[1] = addr(2);                        // Method::_constMethod
-    words[3] = addr(8);                        // ConstMethod::_constants
-    const uint16_t idnum = 1, code_size = 16;  // ConstMethod::_method_idnum, _code_size
-    std::memcpy(&words[4], &idnum, 2);
-    std::memcpy(reinterpret_cast<char*>(&words[4]) + 2, &code_size, 2);
-    words[9] = addr(10);   // ConstantPool::_pool_holder
-    words[11] = addr(12);  // InstanceKlass::_methods_jmethod_ids
-    words[12] = 2;
-    words[13] = reinterpret_cast<uintptr_t>(M(40));
-    words[14] = reinterpret_cast<uintptr_t>(M(41));
-  }
 };
 
 // Code: nmethod A (root M1, C2 frame of 0x20 bytes; its call returning to A + 40 has M7 inlined
