@@ -20,10 +20,10 @@ struct FakeMethod {
     words[1] = addr(2);  // Method::_constMethod
     words[3] = addr(8);  // ConstMethod::_constants
     const uint16_t idnum = 1;
-    std::memcpy(&words[4], &idnum, 2);                                         // ConstMethod::_method_idnum
-    std::memcpy(reinterpret_cast<char*>(&words[4]) + 2, &code_size, 2);       // ConstMethod::_code_size
-    words[9] = addr(10);   // ConstantPool::_pool_holder
-    words[11] = addr(12);  // InstanceKlass::_methods_jmethod_ids
+    std::memcpy(&words[4], &idnum, 2);                                   // ConstMethod::_method_idnum
+    std::memcpy(reinterpret_cast<char*>(&words[4]) + 2, &code_size, 2);  // ConstMethod::_code_size
+    words[9] = addr(10);                                                 // ConstantPool::_pool_holder
+    words[11] = addr(12);                                                // InstanceKlass::_methods_jmethod_ids
     words[12] = 2;
     words[13] = reinterpret_cast<uintptr_t>(M(40));
     words[14] = reinterpret_cast<uintptr_t>(M(41));
