@@ -75,6 +75,28 @@ const char* find_entry(const Table& table, const char* type, const char* field) 
   }
 }
 
+// The entry named NAME of a table of named values (gHotSpotVMTypes, gHotSpotVMIntConstants), whose
+// address, entry stride, name offset and value offset libjvm exports under the four symbols given.
+// Sets *VALUE_OFFSET; nullptr when the table or the entry is absent.
+const char* find_named_entry(const char* table_symbol, const char* stride_symbol, const char* name_symbol,
+                             const char* value_symbol, const char* name, uint64_t* value_offset) {
+  void* lib = libjvm();
+  if (lib == nullptr) return nullptr;
+  const char* entries = nullptr;
+  uint64_t stride = 0, name_offset = 0;
+  if (!read_symbol(lib, table_symbol, &entries) || !read_symbol(lib, stride_symbol, &stride) ||
+      !read_symbol(lib, name_symbol, &name_offset) || !read_symbol(lib, value_symbol, value_offset) ||
+      entries == nullptr || stride == 0) {
+    return nullptr;
+  }
+  // The table ends with an entry whose name is NULL.
+  for (const char* e = entries;; e += stride) {
+    const char* entry_name = entry_value<const char*>(e, name_offset);
+    if (entry_name == nullptr) return nullptr;
+    if (std::strcmp(entry_name, name) == 0) return e;
+  }
+}
+
 }  // namespace
 
 std::optional<intptr_t> vm_struct_offset(const char* type, const char* field) {
@@ -96,21 +118,11 @@ std::optional<uintptr_t> vm_static_field_address(const char* type, const char* f
 }
 
 std::optional<uint64_t> vm_type_size(const char* type) {
-  void* lib = libjvm();
-  if (lib == nullptr) return std::nullopt;
-  const char* entries = nullptr;
-  uint64_t stride = 0, type_name = 0, size = 0;
-  if (!read_symbol(lib, "gHotSpotVMTypes", &entries) || !read_symbol(lib, "gHotSpotVMTypeEntryArrayStride", &stride) ||
-      !read_symbol(lib, "gHotSpotVMTypeEntryTypeNameOffset", &type_name) ||
-      !read_symbol(lib, "gHotSpotVMTypeEntrySizeOffset", &size) || entries == nullptr || stride == 0) {
-    return std::nullopt;
-  }
-  for (const char* e = entries;; e += stride) {
-    const char* name = entry_value<const char*>(e, type_name);
-    if (name == nullptr) break;
-    if (std::strcmp(name, type) == 0) return entry_value<uint64_t>(e, size);
-  }
-  return std::nullopt;
+  uint64_t size = 0;
+  const char* e = find_named_entry("gHotSpotVMTypes", "gHotSpotVMTypeEntryArrayStride",
+                                   "gHotSpotVMTypeEntryTypeNameOffset", "gHotSpotVMTypeEntrySizeOffset", type, &size);
+  if (e == nullptr) return std::nullopt;
+  return entry_value<uint64_t>(e, size);
 }
 
 std::optional<uint64_t> vm_struct_field_size(const char* type, const char* field) {
@@ -129,23 +141,12 @@ std::optional<uint64_t> vm_struct_field_size(const char* type, const char* field
 }
 
 std::optional<int32_t> vm_int_constant(const char* name) {
-  void* lib = libjvm();
-  if (lib == nullptr) return std::nullopt;
-  const char* entries = nullptr;
-  uint64_t stride = 0, name_offset = 0, value_offset = 0;
-  if (!read_symbol(lib, "gHotSpotVMIntConstants", &entries) ||
-      !read_symbol(lib, "gHotSpotVMIntConstantEntryArrayStride", &stride) ||
-      !read_symbol(lib, "gHotSpotVMIntConstantEntryNameOffset", &name_offset) ||
-      !read_symbol(lib, "gHotSpotVMIntConstantEntryValueOffset", &value_offset) || entries == nullptr || stride == 0) {
-    return std::nullopt;
-  }
-  // The table ends with an entry whose name is NULL.
-  for (const char* e = entries;; e += stride) {
-    const char* entry_name = entry_value<const char*>(e, name_offset);
-    if (entry_name == nullptr) break;
-    if (std::strcmp(entry_name, name) == 0) return entry_value<int32_t>(e, value_offset);
-  }
-  return std::nullopt;
+  uint64_t value = 0;
+  const char* e =
+      find_named_entry("gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryArrayStride",
+                       "gHotSpotVMIntConstantEntryNameOffset", "gHotSpotVMIntConstantEntryValueOffset", name, &value);
+  if (e == nullptr) return std::nullopt;
+  return entry_value<int32_t>(e, value);
 }
 
 }  // namespace jvmkit::hotspot

@@ -125,6 +125,9 @@ void JNICALL on_dynamic_code_generated(jvmtiEnv*, const char* name, const void* 
   }
   const auto begin = reinterpret_cast<uintptr_t>(address);
   if (length <= 0 || !l->in_code_heaps(begin)) return;
+  // C2's buffers of one compilation ("Compile::scratch_buffer", "Compile::Fill_buffer") are freed
+  // when it ends; the service thread may post their event after that.
+  if (std::strncmp(name, "Compile::", 9) == 0) return;
   g_stubs_in_heaps++;
   const std::optional<CodeBlobInfo> first = l->find(begin);
   const std::optional<CodeBlobInfo> last = l->find(begin + static_cast<uintptr_t>(length) - 1);
