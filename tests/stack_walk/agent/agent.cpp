@@ -173,11 +173,11 @@ void final_checks() {
     ok = check_threads(option("check_prefix", "worker-").c_str(), option_long("min_per_thread", 50)) && ok;
     ok = check_bottoms(option_long("min_checked", 0)) && ok;
     // Signal requests come back biased only where the capture could not prove the trace whole.
-    const int64_t unproven = unproven_traces(), signal_traces = s.unbiased_begins + unproven;
-    std::fprintf(stderr, "  signal traces delivered biased (not proven complete): %lld of %lld\n", (long long)unproven,
-                 (long long)signal_traces);
-    if (unproven * 1000 > signal_traces * option_long("max_unproven_permille", 5)) {
-      violation("more than %ld per mille of the signal traces could not be proven complete",
+    const int64_t unproven = unproven_moments(), signal_moments = proven_moments() + unproven;
+    std::fprintf(stderr, "  signal traces delivered biased (not proven complete): %lld of %lld moments\n",
+                 (long long)unproven, (long long)signal_moments);
+    if (unproven * 1000 > signal_moments * option_long("max_unproven_permille", 5)) {
+      violation("more than %ld per mille of the signal traces' moments could not be proven complete",
                 option_long("max_unproven_permille", 5));
     }
     if (option("check_main", "yes") == "yes") ok = check_threads("main", 5) && ok;

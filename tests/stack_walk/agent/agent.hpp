@@ -177,9 +177,11 @@ void set_required_bottoms(const std::string& spec);
 void check_bottom_of_trace(Tracked& tracked, const std::vector<jmethodID>& frames, bool biased);
 bool check_bottoms(long min_checked);
 JNIEnv* jni_env();
-// Signal requests whose trace came biased: the capture could not prove it complete (a thread
-// without a known bottom frame); printed, and limited by option max_unproven_permille.
-int64_t unproven_traces();
+// Moments (signal samples that did not repeat their thread's previous one) whose trace came
+// biased: the capture could not prove it complete (a thread without a known bottom frame);
+// printed, and limited against all moments by option max_unproven_permille.
+int64_t unproven_moments();
+int64_t proven_moments();
 
 // Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.
 bool check_accounting(const char* when, bool expect_pending_zero);

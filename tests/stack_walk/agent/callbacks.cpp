@@ -32,7 +32,7 @@ namespace {
 
 void* g_open = nullptr;
 std::vector<jmethodID> g_open_methods;  // the open trace's frames so far
-int64_t g_unproven = 0;
+int64_t g_unproven_moments = 0, g_proven_moments = 0;
 std::atomic<int64_t> g_begins{0}, g_ends{0}, g_failures{0}, g_frames{0}, g_unbiased{0}, g_biased{0};
 std::atomic<int64_t> g_failures_by_reason[JVMKIT_FAILURE_REASON_COUNT] = {}, g_failures_without_reason{0};
 std::atomic<int64_t> g_identity_checked{0}, g_invalid_methods{0}, g_order_errors{0};
@@ -114,7 +114,10 @@ void JNICALL on_begin(jthread thread, jboolean biased, void* ud) {
   // A biased request's trace is biased. A signal request's trace is unbiased but where the capture
   // could not prove it the thread's whole stack (and nothing knows the thread's bottom frame).
   if (ud_stream(ud) == 1 && !biased) violation("request %p: unbiased, but requested biased", ud);
-  if (ud_stream(ud) == 0 && biased) g_unproven++;
+  // Judged per moment, as the failures are: a thread that waits for a CPU with signals queued is
+  // sampled again and again at one PC, and one moment the proof cannot pass would count hundreds
+  // of times.
+  if (ud_stream(ud) == 0 && !ud_repeat(ud)) (biased ? g_unproven_moments : g_proven_moments)++;
   g_open_methods.clear();
   check_order(ud);
   check_identity(thread, ud);
@@ -281,7 +284,8 @@ jvmtiStackTraceCallbacks checking_callbacks() {
   return jvmtiStackTraceCallbacks{on_begin, on_end, on_frame, on_failure};
 }
 
-int64_t unproven_traces() { return g_unproven; }
+int64_t unproven_moments() { return g_unproven_moments; }
+int64_t proven_moments() { return g_proven_moments; }
 
 JNIEnv* jni_env() {
   JNIEnv* jni = nullptr;
