@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "hotspot/code_heap.hpp"
 #include "hotspot/java_vm.hpp"
 #include "hotspot/method_layout.hpp"
 #include "hotspot/vm_structs.hpp"
@@ -110,6 +111,7 @@ void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::uniqu
   learn_native_text();
   learn_interpreter_entries();
   hotspot::learn_method_layout();
+  hotspot::learn_code_heap_layout();  // in the live phase; an Enable in OnLoad learns it at VMStart
   CaptureState& state = capture_state();
   state.vm.store(vm, std::memory_order_release);
   state.asgct.store(asgct, std::memory_order_release);
@@ -189,6 +191,7 @@ void Session::on_vm_start(jvmtiEnv* jvmti, JNIEnv* jni) {
   if (!enabled_ || jvmti != env_.get()) return;
   // Failures are reported again, and fatal, at VMInit (live_setup).
   probe_thread_facts(jni);
+  hotspot::learn_code_heap_layout();  // HotSpot made its code cache before the start phase
 }
 
 void Session::on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni) {

@@ -107,6 +107,37 @@ TEST(X64Walk, AFrameStoppedAtAReturnPollIsItsCallerAtTheCall) {
   EXPECT_FALSE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
 }
 
+// A thread a safepoint holds waits inside the VM, called from the safepoint blob, and its anchor
+// lies in the blob: its first Java frame is the one stopped at the poll whose PC the thread saved.
+TEST(X64Walk, AnAnchorInTheSafepointBlobLeadsToTheFrameAtThePoll) {
+  FakeCode code;
+  code.last().safepoint_blob = true;
+  code.put(60, {0x41, 0x85, 0x02});  // test eax, [r10] in A's body
+  const CodeSnapshot snapshot = code.snapshot();
+  uintptr_t words[32] = {};
+  const auto addr = [&](int i) { return reinterpret_cast<uintptr_t>(&words[i]); };
+  words[10] = addr(20);     // the blob's saved rbp: A's
+  words[11] = code.at(60);  // the blob's return-address slot: the poll
+  // A JavaThread of 64 bytes: its anchor (sp, fp, pc) at 0, 8, 16, the saved exception PC at 24,
+  // its JNIEnv at 48.
+  uintptr_t thread[8] = {addr(2), 0, code.at(384 + 8), code.at(60)};
+  hotspot::JavaThreadLayout layout;
+  layout.env_offset = 48;
+  layout.anchor_sp = 0;
+  layout.anchor_fp = 8;
+  layout.anchor_pc = 16;
+  layout.saved_exception_pc = 24;
+  hotspot::publish_java_thread_layout_for_testing(layout);
+  auto* env = reinterpret_cast<JNIEnv*>(&thread[6]);
+  Regs out{};
+  ASSERT_TRUE(anchor_frame(snapshot, env, addr(0), addr(32), &out));
+  EXPECT_EQ(out.pc, code.at(63));  // right after the poll, where its debug record is
+  EXPECT_EQ(out.sp, addr(12));
+  EXPECT_EQ(out.fp, addr(20));
+  thread[3] = 0;  // no poll saved: the blob's anchor names no Java frame
+  EXPECT_FALSE(anchor_frame(snapshot, env, addr(0), addr(32), &out));
+}
+
 TEST(X64Walk, WalksCompiledAndInterpreterFramesUpToAStub) {
   FakeCode code;
   FakeStack stack(code);

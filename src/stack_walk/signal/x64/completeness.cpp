@@ -1,9 +1,10 @@
 // SIGNAL CONTEXT. Proves a captured trace complete, or cut short, by walking the thread's Java
 // frames (java_frames.hpp) down to its first entry into Java.
 //
-// May call: walk_java_frames and what it calls (java_frames.hpp), CodeSnapshot::find. Nothing
-// else: no allocation, locks, JNI/JVMTI. Time: one step per physical frame, at most N + 1 virtual
-// frames (the walk stops once it has seen more frames than the trace holds).
+// May call: walk_java_frames and what it calls (java_frames.hpp), CodeSnapshot::find,
+// hotspot::find_code_blob. Nothing else: no allocation, locks, JNI/JVMTI. Time: one step per
+// physical frame, at most N + 1 virtual frames (the walk stops once it has seen more frames than
+// the trace holds).
 //
 // The comparison. AsyncGetCallTrace reports virtual frames, innermost first; every physical frame
 // below the top one stands at a call, and HotSpot describes it by that call's debug record, which
@@ -19,9 +20,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include "base/debug_check.hpp"
+#include "hotspot/code_heap.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 #include "stack_walk/signal/x64/java_frames.hpp"
 
@@ -39,11 +42,12 @@ enum ProofEnd {
   kProofUnwalkable,
   kProofOtherCode,
   kProofLeafUnproven,
+  kProofUnknownNMethod,
   kProofEndCount
 };
 constexpr const char* kProofEndNames[kProofEndCount] = {"proven",       "more_frames",      "caller_unknown",
                                                         "top_mismatch", "methods_mismatch", "unwalkable",
-                                                        "other_code",   "leaf_unproven"};
+                                                        "other_code",   "leaf_unproven",    "unknown_nmethod"};
 std::atomic<int64_t> g_proof_ends[kProofEndCount];
 
 JVMKIT_SIGNAL_SAFE Completeness ended(ProofEnd end, Completeness verdict) noexcept {
@@ -93,7 +97,9 @@ JVMKIT_SIGNAL_SAFE Completeness prove_complete_from_leaf(const CodeSnapshot& cod
     }
   }
   if (physical != nullptr) physical->count = 0;  // the frames of a guess that proved nothing
-  return ended(kProofLeafUnproven, Completeness::kUnproven);
+  // Compiled code HotSpot has not posted yet is no leaf: told apart, for diagnostics.
+  const std::optional<hotspot::CodeBlobInfo> blob = hotspot::find_code_blob(at.pc);
+  return ended(blob && blob->is_nmethod ? kProofUnknownNMethod : kProofLeafUnproven, Completeness::kUnproven);
 }
 
 namespace {

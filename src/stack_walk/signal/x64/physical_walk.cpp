@@ -212,7 +212,11 @@ JVMKIT_SIGNAL_SAFE bool anchor_frame(const CodeSnapshot& code, JNIEnv* jni, uint
   if (layout == nullptr) return false;
   const hotspot::LastJavaFrame last = layout->last_java_frame(jni);
   if (last.sp <= sp || last.sp >= stack_top || (last.sp & 7) != 0) return false;
-  return first_java_frame(code, last, stack_top, out);
+  // A thread a safepoint or handshake holds (it waits in the VM, called from the safepoint blob a
+  // poll sent it to): its first Java frame stands at the poll, as AsyncGetCallTrace's walk
+  // through the blob's frame finds it.
+  return first_java_frame(code, last, stack_top, out) ||
+         frame_at_poll(code, last, layout->saved_exception_pc_of(jni), stack_top, out);
 }
 
 JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out,

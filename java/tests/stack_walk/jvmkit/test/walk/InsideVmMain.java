@@ -16,8 +16,10 @@ import java.util.zip.CRC32;
  * (-XX:CompileCommand=dontinline,*::hotLoop), so that every correct trace of a worker holds a
  * hotLoop frame.
  *
- * <p>Usage: InsideVmMain seconds|sampled:max_seconds [workload...] (default: all of alloc checksum
- * clock suppliers builder; the run's length: see RunLength)
+ * <p>Usage: InsideVmMain seconds|sampled:max_seconds [workload...] [safepoints] (default: all of
+ * alloc checksum clock suppliers builder; the run's length: see RunLength). With safepoints, a
+ * thread named "safepoints" dumps every thread's stack over and over (a safepoint operation each
+ * time): the workers spend much of the run held at their safepoint polls, waiting inside the VM.
  */
 public final class InsideVmMain {
   static volatile long sink;
@@ -133,7 +135,12 @@ public final class InsideVmMain {
 
   public static void main(String[] args) throws Exception {
     RunLength length = new RunLength(args.length > 0 ? args[0] : "5");
-    String[] workloads = args.length > 1 ? java.util.Arrays.copyOfRange(args, 1, args.length) : ALL;
+    java.util.List<String> named = new java.util.ArrayList<>(java.util.Arrays.asList(args));
+    if (!named.isEmpty()) {
+      named.remove(0);  // the run's length
+    }
+    boolean safepoints = named.remove("safepoints");
+    String[] workloads = named.isEmpty() ? ALL : named.toArray(new String[0]);
     // Every workload class loaded and initialised here, so that no worker's samples land in class
     // loading (its traces would rightly lack hotLoop).
     sink += Alloc.hotLoop(1) + Checksum.hotLoop(1) + Clock.hotLoop(1) + Suppliers.hotLoop(1) + Builder.hotLoop(1);
@@ -149,6 +156,16 @@ public final class InsideVmMain {
       }, "worker-" + workload);
       threads[i].setDaemon(true);  // a main thread that fails ends the run
       threads[i].start();
+    }
+    if (safepoints) {
+      Thread dumper = new Thread(() -> {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        while (length.running()) {
+          sink += mx.dumpAllThreads(false, false).length;
+        }
+      }, "safepoints");
+      dumper.setDaemon(true);
+      dumper.start();
     }
     length.await();
     for (Thread t : threads) {
