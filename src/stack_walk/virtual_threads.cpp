@@ -41,6 +41,22 @@ jmethodID find_continuation_method(JNIEnv* jni, jvmtiEnv* jvmti, const char* wan
   return found;
 }
 
+// The class named NAME (dotted) from the boot loader, loaded but not initialised (JNI's FindClass
+// initialises), or nullptr.
+jclass load_without_initializing(JNIEnv* jni, const char* name) {
+  jclass class_class = jni->FindClass("java/lang/Class");
+  jmethodID for_name = class_class != nullptr ? jni->GetStaticMethodID(class_class, "forName",
+                                                                       "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
+                                              : nullptr;
+  jstring java_name = for_name != nullptr ? jni->NewStringUTF(name) : nullptr;
+  jobject found = java_name != nullptr ? jni->CallStaticObjectMethod(class_class, for_name, java_name, JNI_FALSE, nullptr)
+                                       : nullptr;
+  clear_exception(jni);  // ClassNotFoundException on JDK 17
+  if (java_name != nullptr) jni->DeleteLocalRef(java_name);
+  if (class_class != nullptr) jni->DeleteLocalRef(class_class);
+  return static_cast<jclass>(found);
+}
+
 // A static int constant of KLASS (VirtualThread's states), or FALLBACK when it has none.
 jint static_int(JNIEnv* jni, jclass klass, const char* name, jint fallback) {
   jfieldID field = jni->GetStaticFieldID(klass, name, "I");
@@ -92,16 +108,18 @@ void VirtualThreads::prepare(JNIEnv* jni, jvmtiEnv* jvmti) {
   tid_ = thread_class != nullptr ? jni->GetFieldID(thread_class, "tid", "J") : nullptr;
   clear_exception(jni);
   if (thread_class != nullptr) jni->DeleteLocalRef(thread_class);
-  jclass virtual_class = jni->FindClass("java/lang/VirtualThread");
-  clear_exception(jni);
+  // Its states are learnt when a virtual thread is first met (waits_unmounted): the class is
+  // initialised by then, and JNI's field look-ups would initialise it.
+  jclass virtual_class = load_without_initializing(jni, "java.lang.VirtualThread");
   if (virtual_class != nullptr) {
     virtual_class_ = static_cast<jclass>(jni->NewGlobalRef(virtual_class));
-    learn_states(jni, virtual_class);
     jni->DeleteLocalRef(virtual_class);
   }
 }
 
-void VirtualThreads::learn_states(JNIEnv* jni, jclass virtual_class) {
+void VirtualThreads::learn_states(JNIEnv* jni) {
+  states_learnt_ = true;
+  jclass virtual_class = virtual_class_;
   state_ = jni->GetFieldID(virtual_class, "state", "I");
   clear_exception(jni);
   suspended_bit_ = static_int(jni, virtual_class, "SUSPENDED", 0);
@@ -111,7 +129,8 @@ void VirtualThreads::learn_states(JNIEnv* jni, jclass virtual_class) {
   for (size_t i = 0; i < std::size(going); i++) going_states_[i] = static_int(jni, virtual_class, going[i], -1);
 }
 
-bool VirtualThreads::waits_unmounted(JNIEnv* jni, jobject virtual_thread, bool going) const {
+bool VirtualThreads::waits_unmounted(JNIEnv* jni, jobject virtual_thread, bool going) {
+  if (!states_learnt_ && virtual_class_ != nullptr && virtual_thread != nullptr) learn_states(jni);
   if (state_ == nullptr || virtual_thread == nullptr) return false;
   const auto in = [](jint state, const jint(&states)[5]) {
     for (jint s : states) {
@@ -127,6 +146,8 @@ void VirtualThreads::reset(JNIEnv* jni) {
   table_.clear(jni);
   if (virtual_class_ != nullptr) jni->DeleteGlobalRef(virtual_class_);
   virtual_class_ = nullptr;
+  states_learnt_ = false;
+  state_ = nullptr;
   jvmti_ = nullptr;
   enter_special_ = nullptr;
   get_virtual_thread_ = nullptr;

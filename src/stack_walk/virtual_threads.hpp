@@ -93,26 +93,30 @@ class VirtualThreads {
   // WAIT or TIMED_WAIT), or with GOING also is on its way there (PARKING, BLOCKING, WAITING...: a
   // request it made as it began to wait, delivered at once): the states in which jvmkit asks JVMTI
   // for its stack (see above). Never while it runs, yields or mounts.
-  bool waits_unmounted(JNIEnv* jni, jobject virtual_thread, bool going = false) const;
+  bool waits_unmounted(JNIEnv* jni, jobject virtual_thread, bool going = false);
   // Whether THREAD is a virtual thread (java.lang.VirtualThread's instance); false on JDK 17.
   bool is_virtual(JNIEnv* jni, jobject thread) const;
 
  private:
   using GetVirtualThreadFn = jvmtiError(JNICALL*)(jvmtiEnv*, ...);
   jlong thread_id(JNIEnv* jni, jobject thread);
-  void learn_states(JNIEnv* jni, jclass virtual_class);
+  void learn_states(JNIEnv* jni);
 
   VirtualThreadTable& table_;
   jvmtiEnv* jvmti_ = nullptr;
   jmethodID enter_special_ = nullptr;
   jmethodID continuation_enter_ = nullptr;         // Continuation.enter, a continuation's first frame
+  bool states_learnt_ = false;                     // learn_states has run (this session)
   jfieldID state_ = nullptr;                       // VirtualThread.state
   jint suspended_bit_ = 0;                         // VirtualThread.SUSPENDED, or'ed into the state
   jint waiting_states_[5] = {-1, -1, -1, -1, -1};  // the states of waits_unmounted, -1 where absent
   jint going_states_[5] = {-1, -1, -1, -1, -1};    // the states on the way to them
   jfieldID tid_ = nullptr;
   GetVirtualThreadFn get_virtual_thread_ = nullptr;
-  jclass virtual_class_ = nullptr;  // global ref to java.lang.VirtualThread, or nullptr
+  // Global ref to java.lang.VirtualThread, or nullptr. Loaded, not initialised: its static
+  // initialiser makes the default scheduler (a ForkJoinPool and lambdas, ~15 ms of the delivery
+  // thread's CPU), which a program without virtual threads never needs.
+  jclass virtual_class_ = nullptr;
 };
 
 }  // namespace jvmkit::walk
