@@ -45,12 +45,14 @@ jmethodID find_continuation_method(JNIEnv* jni, jvmtiEnv* jvmti, const char* wan
 // initialises), or nullptr.
 jclass load_without_initializing(JNIEnv* jni, const char* name) {
   jclass class_class = jni->FindClass("java/lang/Class");
-  jmethodID for_name = class_class != nullptr ? jni->GetStaticMethodID(class_class, "forName",
-                                                                       "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
-                                              : nullptr;
+  jmethodID for_name = class_class != nullptr
+                           ? jni->GetStaticMethodID(class_class, "forName",
+                                                    "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;")
+                           : nullptr;
   jstring java_name = for_name != nullptr ? jni->NewStringUTF(name) : nullptr;
-  jobject found = java_name != nullptr ? jni->CallStaticObjectMethod(class_class, for_name, java_name, JNI_FALSE, nullptr)
-                                       : nullptr;
+  jobject found = java_name != nullptr
+                      ? jni->CallStaticObjectMethod(class_class, for_name, java_name, JNI_FALSE, nullptr)
+                      : nullptr;
   clear_exception(jni);  // ClassNotFoundException on JDK 17
   if (java_name != nullptr) jni->DeleteLocalRef(java_name);
   if (class_class != nullptr) jni->DeleteLocalRef(class_class);
