@@ -50,18 +50,29 @@ TEST(X64Walk, AStubsCallerIsTheOneWordThatReturnsFromIt) {
   EXPECT_EQ(out.pc, code.at(80));
 }
 
-// A thread stopped at a safepoint poll waits in the safepoint blob (here the stub at 384, marked
-// as the blob), its anchor's PC the blob's call into the VM.
-TEST(X64Walk, AFrameStoppedAtAPollInTheBodyIsTheOneTheBlobSavedThePollFor) {
+// A thread stopped at a safepoint poll in A's body (at 60) waits in the safepoint blob (here the
+// stub at 384, marked as the blob), its anchor (at words[2]) the blob's call into the VM.
+struct StoppedAtBodyPoll {
+  StoppedAtBodyPoll() {
+    code.last().safepoint_blob = true;
+    code.put(60, {0x41, 0x85, 0x02});  // test eax, [r10] in A's body
+    words[10] = addr(20);              // the blob's saved rbp: A's
+    words[11] = code.at(60);           // the blob's return-address slot: the poll
+  }
+  uintptr_t addr(int i) const { return reinterpret_cast<uintptr_t>(&words[i]); }
+  hotspot::LastJavaFrame last() const { return {addr(2), 0, code.at(384 + 8)}; }
+
   FakeCode code;
-  code.last().safepoint_blob = true;
-  code.put(60, {0x41, 0x85, 0x02});  // test eax, [r10] in A's body
-  const CodeSnapshot snapshot = code.snapshot();
   uintptr_t words[32] = {};
-  const auto addr = [&](int i) { return reinterpret_cast<uintptr_t>(&words[i]); };
-  const hotspot::LastJavaFrame last{addr(2), 0, code.at(384 + 8)};
-  words[10] = addr(20);     // the blob's saved rbp: A's
-  words[11] = code.at(60);  // the blob's return-address slot: the poll
+};
+
+TEST(X64Walk, AFrameStoppedAtAPollInTheBodyIsTheOneTheBlobSavedThePollFor) {
+  StoppedAtBodyPoll stopped;
+  FakeCode& code = stopped.code;
+  uintptr_t* words = stopped.words;
+  const CodeSnapshot snapshot = code.snapshot();
+  const auto addr = [&](int i) { return stopped.addr(i); };
+  const hotspot::LastJavaFrame last = stopped.last();
   Regs out{};
   ASSERT_TRUE(frame_at_poll(snapshot, last, code.at(60), addr(32), &out));
   EXPECT_EQ(out.pc, code.at(63));  // right after the poll, where its debug record is
@@ -110,17 +121,14 @@ TEST(X64Walk, AFrameStoppedAtAReturnPollIsItsCallerAtTheCall) {
 // A thread a safepoint holds waits inside the VM, called from the safepoint blob, and its anchor
 // lies in the blob: its first Java frame is the one stopped at the poll whose PC the thread saved.
 TEST(X64Walk, AnAnchorInTheSafepointBlobLeadsToTheFrameAtThePoll) {
-  FakeCode code;
-  code.last().safepoint_blob = true;
-  code.put(60, {0x41, 0x85, 0x02});  // test eax, [r10] in A's body
+  StoppedAtBodyPoll stopped;
+  const FakeCode& code = stopped.code;
   const CodeSnapshot snapshot = code.snapshot();
-  uintptr_t words[32] = {};
-  const auto addr = [&](int i) { return reinterpret_cast<uintptr_t>(&words[i]); };
-  words[10] = addr(20);     // the blob's saved rbp: A's
-  words[11] = code.at(60);  // the blob's return-address slot: the poll
+  const auto addr = [&](int i) { return stopped.addr(i); };
   // A JavaThread of 64 bytes: its anchor (sp, fp, pc) at 0, 8, 16, the saved exception PC at 24,
   // its JNIEnv at 48.
-  uintptr_t thread[8] = {addr(2), 0, code.at(384 + 8), code.at(60)};
+  const hotspot::LastJavaFrame last = stopped.last();
+  uintptr_t thread[8] = {last.sp, last.fp, last.pc, code.at(60)};
   hotspot::JavaThreadLayout layout;
   layout.env_offset = 48;
   layout.anchor_sp = 0;
