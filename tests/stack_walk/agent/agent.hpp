@@ -181,6 +181,8 @@ JNIEnv* jni_env();
 // biased: the capture could not prove it complete (a thread without a known bottom frame);
 // printed, and limited against all moments by option max_unproven_permille.
 int64_t unproven_moments();
+// mode=unload: frames of jvmkit.test.walk.Payload delivered so far (any thread may ask).
+int64_t payload_frames();
 int64_t proven_moments();
 
 // Checks counters against what the callbacks saw; returns false (after printing) on a mismatch.

@@ -285,6 +285,7 @@ jvmtiStackTraceCallbacks checking_callbacks() {
 }
 
 int64_t unproven_moments() { return g_unproven_moments; }
+int64_t payload_frames() { return g_payload_frames.load(); }
 int64_t proven_moments() { return g_proven_moments; }
 
 JNIEnv* jni_env() {

@@ -95,6 +95,14 @@ JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_fewestMoments(JNIEnv*, jclas
   return fewest_moments(option("check_prefix", "worker-").c_str());
 }
 
+// mode=unload: samples of code in classes that unload so far, delivered as Payload frames or
+// failed as class_unloaded (the sum the unload check asks for): what TortureMain runs on until.
+JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_unloadingSamples(JNIEnv*, jclass) {
+  jvmkitStackWalkCounters c{};
+  JvmkitGetStackWalkCounters(&c);
+  return payload_frames() + c.failed_by_reason[JVMKIT_FAILURE_CLASS_UNLOADED];
+}
+
 // An agent option as a number (FALLBACK when it is not given), for programs that run until the
 // agent has seen what its options ask for.
 JNIEXPORT jlong JNICALL Java_jvmkit_test_walk_Agent_optionLong(JNIEnv* jni, jclass, jstring key_string,

@@ -29,6 +29,12 @@ public final class Agent {
    */
   public static native long fewestMoments();
 
+  /**
+   * mode=unload: samples of code in classes that unload, so far: delivered as Payload frames or
+   * failed as class_unloaded.
+   */
+  public static native long unloadingSamples();
+
   /** An option of the agent as a number, FALLBACK when it was not given. */
   public static native long optionLong(String key, long fallback);
 

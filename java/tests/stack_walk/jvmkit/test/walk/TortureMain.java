@@ -15,24 +15,30 @@ import java.lang.reflect.Method;
  *   <li>the main thread forces a GC every 200 ms.
  * </ul>
  *
- * Usage: TortureMain seconds [workers] [depth]
+ * Usage: TortureMain seconds [workers] [depth] [unloading=N]
+ *
+ * <p>With unloading=N the run goes on past SECONDS until the agent has seen N samples of code in
+ * classes that unload (Agent.unloadingSamples), at most 60 s more: a busy host gives the agent's
+ * delivery thread less CPU, and it would judge fewer.
  */
 public final class TortureMain {
   static volatile long sink;
+  /** When the workers and the churn thread stop (System.nanoTime): moved by main. */
+  static volatile long deadline = Long.MAX_VALUE;
 
-  static long down(int depth, long deadline) throws ReflectiveOperationException {
+  static long down(int depth) throws ReflectiveOperationException {
     if (depth > 0) {
       // Two alternating methods, so that deep stacks are not a single repeated frame.
-      return (depth & 1) == 0 ? down(depth - 1, deadline) + 1 : across(depth - 1, deadline) + 2;
+      return (depth & 1) == 0 ? down(depth - 1) + 1 : across(depth - 1) + 2;
     }
-    return rounds(deadline);
+    return rounds();
   }
 
-  static long across(int depth, long deadline) throws ReflectiveOperationException {
-    return down(depth, deadline) ^ 1;
+  static long across(int depth) throws ReflectiveOperationException {
+    return down(depth) ^ 1;
   }
 
-  static long rounds(long deadline) throws ReflectiveOperationException {
+  static long rounds() throws ReflectiveOperationException {
     long s = 0;
     for (int round = 0; round < 20 && System.nanoTime() < deadline; round++) {
       Class<?> c = new UnloadMain.OneShotLoader().loadClass("jvmkit.test.walk.Payload");
@@ -57,7 +63,10 @@ public final class TortureMain {
     try (InputStream in = UnloadMain.class.getResourceAsStream("Payload.class")) {
       UnloadMain.payloadBytes = in.readAllBytes();
     }
-    long deadline = System.nanoTime() + (long) (seconds * 1e9);
+    long unloading = args.length > 3 && args[3].startsWith("unloading=")
+        ? Long.parseLong(args[3].substring("unloading=".length())) : 0;
+    long start = System.nanoTime();
+    long end = start + (long) (seconds * 1e9);
     Thread[] threads = new Thread[workers];
     for (int i = 0; i < workers; i++) {
       int jitter = i * 7;
@@ -67,7 +76,7 @@ public final class TortureMain {
               () -> {
                 try {
                   while (System.nanoTime() < deadline) {
-                    sink += down(depth - jitter, deadline);
+                    sink += down(depth - jitter);
                   }
                 } catch (ReflectiveOperationException e) {
                   throw new RuntimeException(e);
@@ -94,10 +103,13 @@ public final class TortureMain {
             },
             "churn");
     churn.start();
-    while (System.nanoTime() < deadline) {
+    long latest = end + 60_000_000_000L;
+    for (long now = start; now < end || (unloading > 0 && now < latest && Agent.unloadingSamples() < unloading);
+         now = System.nanoTime()) {
       Thread.sleep(200);
       System.gc();
     }
+    deadline = System.nanoTime();
     Work.joinAll(threads);
     churn.join();
   }
