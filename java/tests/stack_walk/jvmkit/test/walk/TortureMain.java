@@ -63,8 +63,10 @@ public final class TortureMain {
     try (InputStream in = UnloadMain.class.getResourceAsStream("Payload.class")) {
       UnloadMain.payloadBytes = in.readAllBytes();
     }
-    long unloading = args.length > 3 && args[3].startsWith("unloading=")
-        ? Long.parseLong(args[3].substring("unloading=".length())) : 0;
+    if (args.length > 3 && !args[3].startsWith("unloading=")) {
+      throw new IllegalArgumentException("the fourth argument is unloading=N: " + args[3]);
+    }
+    long unloading = args.length > 3 ? Long.parseLong(args[3].substring("unloading=".length())) : 0;
     long start = System.nanoTime();
     long end = start + (long) (seconds * 1e9);
     Thread[] threads = new Thread[workers];
