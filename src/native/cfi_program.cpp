@@ -109,42 +109,10 @@ bool restore(ProgramState* state, const ProgramState* initial, uint64_t reg) {
   return true;
 }
 
-// Where a row goes when the program moves its location: [row_start, loc) holds the state before.
-class RowSink {
- public:
-  RowSink(uint64_t start, uint64_t end, std::vector<ProgramRow>* out) : row_start_(start), end_(end), out_(out) {}
-
-  // The location moved to LOC. False when it runs past the FDE (libdw reports such rows its own way).
-  bool advance(uint64_t loc, const ProgramState& state) {
-    if (loc > end_) return false;
-    if (loc > row_start_) {
-      emit(state);
-      row_start_ = loc;
-    }
-    return true;
-  }
-  // The program ended: its last state holds to the FDE's end.
-  void finish(const ProgramState& state) {
-    if (row_start_ < end_) emit(state);
-  }
-
- private:
-  void emit(const ProgramState& state) {
-    Dwarf_Op cfa{};
-    cfa.atom = DW_OP_bregx;
-    cfa.number = state.cfa_register;
-    cfa.number2 = static_cast<uint64_t>(state.cfa_offset);
-    Dwarf_Op ra_mem[2], fp_mem[2];
-    FrameRules rules;
-    rules.cfa = &cfa;
-    rules.cfa_n = state.cfa_defined ? 1 : 0;
-    rules.cfa_defined = state.cfa_defined;
-    as_ops(state.return_address, ra_mem, &rules.ra, &rules.ra_n);
-    as_ops(state.rbp, fp_mem, &rules.fp, &rules.fp_n);
-    out_->push_back(ProgramRow{row_start_, classify_rules(rules)});
-  }
+// A row's rule from its state, classified by the same code as libdw's rows (cfi_expr.hpp).
+ClassifiedRow classify_state(const ProgramState& state) {
   // RULE as dwarf_frame_register gives it (cfi_expr.cpp's table).
-  static void as_ops(const SavedRule& rule, Dwarf_Op mem[2], const Dwarf_Op** ops, size_t* n) {
+  const auto as_ops = [](const SavedRule& rule, Dwarf_Op mem[2], const Dwarf_Op** ops, size_t* n) {
     switch (rule.kind) {
       case SavedRule::Kind::kSame:
         *ops = nullptr;
@@ -164,10 +132,47 @@ class RowSink {
         *n = rule.offset != 0 ? 2 : 1;
         return;
     }
+  };
+  Dwarf_Op cfa{};
+  cfa.atom = DW_OP_bregx;
+  cfa.number = state.cfa_register;
+  cfa.number2 = static_cast<uint64_t>(state.cfa_offset);
+  Dwarf_Op ra_mem[2], fp_mem[2];
+  FrameRules rules;
+  rules.cfa = &cfa;
+  rules.cfa_n = state.cfa_defined ? 1 : 0;
+  rules.cfa_defined = state.cfa_defined;
+  as_ops(state.return_address, ra_mem, &rules.ra, &rules.ra_n);
+  as_ops(state.rbp, fp_mem, &rules.fp, &rules.fp_n);
+  return classify_rules(rules);
+}
+
+// Where a row goes when the program moves its location: [row_start, loc) holds the state before.
+class RowSink {
+ public:
+  RowSink(uint64_t start, uint64_t end, RuleMemo* memo, std::vector<ProgramRow>* out)
+      : row_start_(start), end_(end), memo_(memo), out_(out) {}
+
+  // The location moved to LOC. False when it runs past the FDE (libdw reports such rows its own way).
+  bool advance(uint64_t loc, const ProgramState& state) {
+    if (loc > end_) return false;
+    if (loc > row_start_) {
+      emit(state);
+      row_start_ = loc;
+    }
+    return true;
   }
+  // The program ended: its last state holds to the FDE's end.
+  void finish(const ProgramState& state) {
+    if (row_start_ < end_) emit(state);
+  }
+
+ private:
+  void emit(const ProgramState& state) { out_->push_back(ProgramRow{row_start_, memo_->classify(state)}); }
 
   uint64_t row_start_;
   uint64_t end_;
+  RuleMemo* memo_;
   std::vector<ProgramRow>* out_;
 };
 
@@ -309,6 +314,27 @@ bool run(Reader program, ProgramContext* context, ProgramState* state) {
 
 }  // namespace
 
+bool same_rules(const ProgramState& a, const ProgramState& b) {
+  return a.cfa_defined == b.cfa_defined && a.cfa_register == b.cfa_register && a.cfa_offset == b.cfa_offset &&
+         a.rbp.kind == b.rbp.kind && a.rbp.offset == b.rbp.offset && a.return_address.kind == b.return_address.kind &&
+         a.return_address.offset == b.return_address.offset;
+}
+
+ClassifiedRow RuleMemo::classify(const ProgramState& state) {
+  uint64_t h = state.cfa_register * 0x9E3779B97F4A7C15ull;
+  h ^= static_cast<uint64_t>(state.cfa_offset) * 0xBF58476D1CE4E5B9ull;
+  h ^= static_cast<uint64_t>(state.rbp.offset) * 0x94D049BB133111EBull + static_cast<uint8_t>(state.rbp.kind);
+  h ^= (static_cast<uint64_t>(state.return_address.offset) << 8) +
+       (static_cast<uint64_t>(state.return_address.kind) << 4) + (state.cfa_defined ? 1 : 0);
+  Entry& entry = entries_[(h ^ (h >> 29)) % kEntries];
+  if (!entry.filled || !same_rules(entry.state, state)) {
+    entry.state = state;
+    entry.classified = classify_state(state);
+    entry.filled = true;
+  }
+  return entry.classified;
+}
+
 EhFramePrograms::EhFramePrograms(Elf* elf, uint64_t eh_frame_vaddr) {
   ident_ = reinterpret_cast<const unsigned char*>(elf_getident(elf, nullptr));
   size_t strings = 0;
@@ -398,7 +424,7 @@ bool EhFramePrograms::rows(uint64_t fde_vaddr, uint64_t start, uint64_t limit, s
   if (cie.fde_augmentation && (!fde.uleb(&augmentation) || !fde.skip(augmentation))) return false;
 
   const size_t kept = out->size();
-  RowSink sink(start, start + range, out);
+  RowSink sink(start, start + range, &memo_, out);
   ProgramContext context{cie.code_alignment, cie.data_alignment, &cie.initial, &sink, start};
   ProgramState state = cie.initial;
   if (!run(fde, &context, &state)) {

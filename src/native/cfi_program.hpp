@@ -49,6 +49,26 @@ struct ProgramState {
   SavedRule return_address;
 };
 
+// Whether A and B have the same rules (and so the same row).
+bool same_rules(const ProgramState& a, const ProgramState& b);
+
+// The classification of recent states: a library's rows repeat a few dozen states (push rbp,
+// mov rsp to rbp, the pushes of a prologue), and classifying one through libdw's operation
+// arrays costs more than the rest of the row. Direct-mapped; a collision classifies again.
+class RuleMemo {
+ public:
+  ClassifiedRow classify(const ProgramState& state);
+
+ private:
+  static constexpr size_t kEntries = 256;
+  struct Entry {
+    bool filled = false;
+    ProgramState state;
+    ClassifiedRow classified;
+  };
+  Entry entries_[kEntries];
+};
+
 class EhFramePrograms {
  public:
   // ELF's .eh_frame, which its .eh_frame_hdr places at EH_FRAME_VADDR. When the section is not
@@ -79,6 +99,7 @@ class EhFramePrograms {
   Elf_Data* data_ = nullptr;
   uint64_t vaddr_ = 0;  // .eh_frame's ELF vaddr
   std::unordered_map<uint64_t, Cie> cies_;
+  RuleMemo memo_;
 };
 
 }  // namespace jvmkit::native

@@ -3,9 +3,11 @@
 #include <elf.h>
 
 #include <algorithm>
+#include <bit>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "native/debuginfo.hpp"
 
@@ -41,13 +43,12 @@ int binding_rank(uint8_t binding) {
 
 size_t leading_underscores(const char* name) { return std::strspn(name, "_"); }
 
-// The order of candidates: by start; at one start the one to keep comes first (see build()).
-class CandidateOrder {
+// Of two candidates at one start, whether A is the one to keep rather than B (see build()).
+class KeepFirst {
  public:
-  explicit CandidateOrder(const std::vector<char>& names) : names_(names) {}
+  explicit KeepFirst(const std::vector<char>& names) : names_(names) {}
 
   bool operator()(const Candidate& a, const Candidate& b) const {
-    if (a.start != b.start) return a.start < b.start;
     if (binding_rank(a.binding) != binding_rank(b.binding)) return binding_rank(a.binding) < binding_rank(b.binding);
     if (a.old_version != b.old_version) return b.old_version;
     if (a.size != b.size) return a.size > b.size;
@@ -62,6 +63,51 @@ class CandidateOrder {
  private:
   const std::vector<char>& names_;
 };
+
+// Sorts KEYS by their bits [LOW, LOW + BITS), keeping the order of keys equal there: a stable
+// least-significant-digit radix sort. A comparison sort of libjvm's symbols spent most of its time
+// in mispredicted branches.
+void radix_sort_above(int low, int bits, std::vector<uint64_t>* keys) {
+  constexpr int kDigitBits = 11;
+  constexpr size_t kBuckets = size_t{1} << kDigitBits;
+  std::vector<uint64_t> scratch(keys->size());
+  std::vector<size_t> counts(kBuckets);
+  for (int shift = low; shift < low + bits; shift += kDigitBits) {
+    std::fill(counts.begin(), counts.end(), 0);
+    for (uint64_t key : *keys) counts[(key >> shift) & (kBuckets - 1)]++;
+    size_t position = 0;
+    for (size_t& count : counts) position += std::exchange(count, position);
+    for (uint64_t key : *keys) scratch[counts[(key >> shift) & (kBuckets - 1)]++] = key;
+    keys->swap(scratch);
+  }
+}
+
+// Sorts CANDIDATES by start. Candidates of one start keep no particular order.
+void sort_by_start(std::vector<Candidate>* candidates) {
+  // 8-byte keys, the start above the candidate's index (in table order, which the radix sort
+  // keeps), sorted by start only. Any object's offsets fit.
+  constexpr int kIndexBits = 24;
+  const size_t n = candidates->size();
+  const bool packable = n < (size_t{1} << kIndexBits) &&
+                        std::all_of(candidates->begin(), candidates->end(),
+                                    [](const Candidate& c) { return c.start < (uint64_t{1} << (64 - kIndexBits)); });
+  if (!packable) {
+    std::sort(candidates->begin(), candidates->end(),
+              [](const Candidate& a, const Candidate& b) { return a.start < b.start; });
+    return;
+  }
+  std::vector<uint64_t> keys(n);
+  uint64_t highest = 0;
+  for (size_t i = 0; i < n; i++) {
+    keys[i] = ((*candidates)[i].start << kIndexBits) | i;
+    highest = std::max(highest, (*candidates)[i].start);
+  }
+  radix_sort_above(kIndexBits, std::bit_width(highest), &keys);
+  std::vector<Candidate> sorted(n);
+  constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+  for (size_t i = 0; i < n; i++) sorted[i] = (*candidates)[keys[i] & kIndexMask];
+  candidates->swap(sorted);
+}
 
 // Collects the symbols libdwfl reads, each name copied into one arena.
 struct Collector {
@@ -112,11 +158,23 @@ std::unique_ptr<SymbolIndex> SymbolIndex::build(const LoadedObject& object, cons
   index->path_ = object.path;
   index->debug_file_ = read.debug_file;
   index->symbols_read_ = collector.candidates.size();
-  std::sort(collector.candidates.begin(), collector.candidates.end(), CandidateOrder(collector.names));
-  index->symbols_.reserve(collector.candidates.size());
-  for (size_t i = 0; i < collector.candidates.size(); i++) {
-    const Candidate& kept = collector.candidates[i];
-    if (i > 0 && collector.candidates[i - 1].start == kept.start) continue;  // an alias of the one kept
+  // Sorted by start alone, which compares integers only (libjvm: 70,000 symbols; comparing
+  // names as well was most of the sort's time); each run of aliases at one start then keeps its
+  // best, found by a scan of the run.
+  std::vector<Candidate>& candidates = collector.candidates;
+  sort_by_start(&candidates);
+  const KeepFirst keep_first(collector.names);
+  size_t distinct = 0;
+  for (size_t i = 0; i < candidates.size(); i++) distinct += i == 0 || candidates[i - 1].start != candidates[i].start;
+  index->symbols_.reserve(distinct);
+  for (size_t run = 0; run < candidates.size();) {
+    size_t best = run;
+    size_t next = run + 1;
+    for (; next < candidates.size() && candidates[next].start == candidates[run].start; next++) {
+      if (keep_first(candidates[next], candidates[best])) best = next;
+    }
+    run = next;
+    const Candidate& kept = candidates[best];
     FunctionSymbol symbol;
     symbol.start = kept.start;
     symbol.size = static_cast<uint32_t>(kept.size);
@@ -125,10 +183,10 @@ std::unique_ptr<SymbolIndex> SymbolIndex::build(const LoadedObject& object, cons
     index->symbols_.push_back(symbol);
     index->counts_[static_cast<size_t>(kept.source)]++;
   }
-  index->symbols_.shrink_to_fit();
-  // The arena as it is: the aliases' names stay in it unused (a few per cent), which costs less
-  // than copying every name kept.
-  collector.names.shrink_to_fit();
+  // The arena as it is: the aliases' names stay in it unused (a few per cent), and so does the
+  // tail of the room reserved up front. Copying it to its size was a second round of page faults
+  // for megabytes (libjvm); the tail was never written, so for a large arena (its own mapping)
+  // it takes address space, not memory.
   index->names_ = std::move(collector.names);
   return index;
 }

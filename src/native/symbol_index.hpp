@@ -78,8 +78,9 @@ class SymbolIndex {
   // The separate debug file the symbols came from; empty when none was used.
   const std::string& debug_file() const { return debug_file_; }
   size_t count(SymbolSource source) const { return counts_[static_cast<size_t>(source)]; }
-  // The table and its names, in bytes (not the demangled names cached since).
-  size_t bytes() const { return symbols_.capacity() * sizeof(FunctionSymbol) + names_.capacity(); }
+  // The table and its names, in bytes written (not the arena's reserved, untouched tail, nor the
+  // demangled names cached since).
+  size_t bytes() const { return symbols_.capacity() * sizeof(FunctionSymbol) + names_.size(); }
   // The demangled and stripped names cached so far, in bytes.
   size_t demangled_bytes() const { return demangled_.bytes(); }
   // Symbols read, before aliases at one offset were merged.
