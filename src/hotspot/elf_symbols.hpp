@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 namespace jvmkit::elf {
 
@@ -25,6 +27,13 @@ std::optional<LoadedObject> object_containing(const void* address);
 
 // The run-time address of the object (data) symbol `name` in `object`'s .symtab, if it has one
 // and the address lies in the object's segments. Reads the file; not async-signal-safe.
+// Each address found is remembered for the process's life (an object's symbols do not move while
+// it is loaded), so a second look-up of a name does not read the file.
 std::optional<uintptr_t> find_data_symbol(const LoadedObject& object, const char* name, std::string* why);
+
+// find_data_symbol for each of NAMES, in one read of the file (for the names not remembered yet);
+// *WHY says why the last one not found was not.
+std::vector<std::optional<uintptr_t>> find_data_symbols(const LoadedObject& object, std::span<const char* const> names,
+                                                        std::string* why);
 
 }  // namespace jvmkit::elf

@@ -54,15 +54,15 @@ std::string class_name_from_signature(const char* signature) {
 
 void MethodResolver::reset(Profile* profile) {
   profile_ = profile;
-  cache_ = {};  // frees the buckets too, unlike clear()
+  cache_.clear(/*free=*/true);
+  entries_ = {};
 }
 
 // The cached entry of METHOD, looked up and cached on a miss; null when it is not cached and
 // cannot be (the cache or the profile's method table is full).
 const MethodResolver::Entry* MethodResolver::lookup(jmethodID method) {
-  auto it = cache_.find(method);
-  if (it != cache_.end()) return &it->second;
-  if (cache_.size() >= profile_->limits().max_methods || profile_->methods_full()) return nullptr;
+  if (const uint32_t* index = cache_.find(method)) return &entries_[*index];
+  if (entries_.size() >= profile_->limits().max_methods || profile_->methods_full()) return nullptr;
 
   std::string class_name = "?";
   std::string method_name = "?";
@@ -110,7 +110,9 @@ const MethodResolver::Entry* MethodResolver::lookup(jmethodID method) {
   }
   entry.method = profile_->add_method(class_name + "." + method_name, file, {}, std::move(descriptor));
   if (profile_->is_overflow_method(entry.method)) entry.lines.clear();  // a line of no known method
-  return &cache_.emplace(method, std::move(entry)).first->second;
+  cache_.insert(method, static_cast<uint32_t>(entries_.size()));
+  entries_.push_back(std::move(entry));
+  return &entries_.back();
 }
 
 void MethodResolver::resolve(jmethodID method, jlocation bci, uint32_t* method_index, int32_t* line) {

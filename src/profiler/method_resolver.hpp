@@ -17,9 +17,9 @@
 #include <jvmti.h>
 
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "base/flat_map.hpp"
 #include "profiler/profile.hpp"
 
 namespace jvmkit::prof {
@@ -40,7 +40,7 @@ class MethodResolver {
   // profile's method table is full is the profile's "[overflow]" method, found without JVMTI.
   void resolve(jmethodID method, jlocation bci, uint32_t* method_index, int32_t* line);
 
-  size_t resolved() const { return cache_.size(); }  // methods cached for the current profile
+  size_t resolved() const { return entries_.size(); }  // methods cached for the current profile
   // Since construction (reset keeps them): failed JVMTI lookups, and frames resolved to
   // "[overflow]" without a lookup because the cache or the method table was full.
   int64_t errors() const { return errors_; }
@@ -56,7 +56,10 @@ class MethodResolver {
   JavaVM* vm_;
   jvmtiEnv* jvmti_;
   Profile* profile_;
-  std::unordered_map<jmethodID, Entry> cache_;
+  // The cache: each method's entry, found by its index (a flat map: a look-up per Java frame of
+  // every trace, where a node-based map's was a cache miss or two).
+  std::vector<Entry> entries_;
+  FlatMap<jmethodID, uint32_t, std::hash<jmethodID>> cache_;
   int64_t errors_ = 0;
   int64_t overflowed_ = 0;
 };

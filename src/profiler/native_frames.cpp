@@ -54,7 +54,7 @@ size_t NativeMethods::KeyHash::operator()(const Key& k) const {
 
 void NativeMethods::reset(Profile* profile) {
   profile_ = profile;
-  by_pointer_.clear();
+  by_pointer_.clear(/*free=*/true);
   by_name_.clear();
   have_marker_.fill(false);
 }
@@ -86,11 +86,10 @@ uint32_t NativeMethods::method(const NativeFrameInfo& frame) {
                          : frame.type == FrameType::kKernel ? frame.pc
                                                             : frame.library_offset;
   const Key key{frame.symbol, frame.library, offset, frame.type};
-  auto found = by_pointer_.find(key);
-  if (found != by_pointer_.end()) return found->second;
+  if (const uint32_t* found = by_pointer_.find(key)) return *found;
   const uint32_t id =
       add(native_frame_name(frame), native_frame_file(frame), frame.library != nullptr ? frame.library : "");
-  if (!profile_->is_overflow_method(id)) by_pointer_.emplace(key, id);
+  if (!profile_->is_overflow_method(id)) by_pointer_.insert(key, id);
   return id;
 }
 

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "base/flat_map.hpp"
 #include "profiler/profile.hpp"
 
 namespace jvmkit::prof {
@@ -71,10 +72,10 @@ class NativeMethods {
 
  private:
   struct Key {
-    const char* symbol;
-    const char* library;
-    int64_t offset;  // without a symbol, the name holds it
-    FrameType type;
+    const char* symbol = nullptr;
+    const char* library = nullptr;
+    int64_t offset = 0;  // without a symbol, the name holds it
+    FrameType type = FrameType::kJit;
     bool operator==(const Key& o) const {
       return symbol == o.symbol && library == o.library && offset == o.offset && type == o.type;
     }
@@ -86,7 +87,7 @@ class NativeMethods {
   uint32_t add(std::string name, std::string file, std::string_view object);
 
   Profile* profile_;
-  std::unordered_map<Key, uint32_t, KeyHash> by_pointer_;
+  FlatMap<Key, uint32_t, KeyHash> by_pointer_;
   // Two symbols of the same text (aliases, the same function in two objects with one name) share
   // a method when their files are the same too: keyed by name and object path.
   std::unordered_map<std::string, uint32_t> by_name_;

@@ -189,9 +189,12 @@ uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weigh
     if (frame.method == overflow_method_) frame.line = 0;
     return frame;
   };
+  // The last path's frames are compared from an array of their own: the nodes lie all over the
+  // node array, and reading each was a cache miss per frame of every sample.
   size_t shared = 0;
-  while (shared < last_path_.size() && shared < depth && nodes_[last_path_[shared]].frame == frame_at(shared)) shared++;
+  while (shared < last_frames_.size() && shared < depth && last_frames_[shared] == frame_at(shared)) shared++;
   last_path_.resize(shared);
+  last_frames_.resize(shared);
   uint32_t node = shared > 0 ? last_path_.back() : kRoot;
   for (size_t i = shared; i < depth; i++) {
     const Frame frame = frame_at(i);
@@ -204,33 +207,50 @@ uint32_t Profile::add_sample(const std::vector<Frame>& leaf_first, int64_t weigh
       node = overflow_child(node);
       overflow_samples_ += count;
       last_path_.clear();  // the overflow node is no frame's: nothing to share
+      last_frames_.clear();
       break;
     }
     last_path_.push_back(node);
+    last_frames_.push_back(frame);
   }
   add_sample_at(node, weight, count);
   return node;
 }
 
 void Profile::add_sample_at(uint32_t node, int64_t weight, int64_t count) {
+  // The ancestors' totals wait for the next reader (nodes()): updating them here touched a node
+  // per frame, each a likely cache miss, for every sample. The root's are kept exact.
   nodes_[node].self += count;
   nodes_[node].self_weight += weight;
-  for (uint32_t n = node;; n = nodes_[n].parent) {
-    nodes_[n].total += count;
-    nodes_[n].total_weight += weight;
-    if (n == kRoot) break;
-  }
+  nodes_[kRoot].total += count;
+  nodes_[kRoot].total_weight += weight;
+  totals_stale_ = true;
 }
 
 void Profile::remove_sample(uint32_t node, int64_t weight) {
   if (node == kRoot || node >= nodes_.size() || nodes_[node].self <= 0) return;
   nodes_[node].self--;
   nodes_[node].self_weight -= weight;
-  for (uint32_t n = node;; n = nodes_[n].parent) {
-    nodes_[n].total--;
-    nodes_[n].total_weight -= weight;
-    if (n == kRoot) break;
+  nodes_[kRoot].total--;
+  nodes_[kRoot].total_weight -= weight;
+  totals_stale_ = true;
+}
+
+const std::vector<Profile::Node>& Profile::nodes() const {
+  if (totals_stale_) {
+    // A child is always added after its parent: from the last node back, each node's total is
+    // complete when its parent's is reached.
+    for (Node& n : nodes_) {
+      n.total = n.self;
+      n.total_weight = n.self_weight;
+    }
+    for (size_t i = nodes_.size() - 1; i > kRoot; i--) {
+      nodes_[nodes_[i].parent].total += nodes_[i].total;
+      nodes_[nodes_[i].parent].total_weight += nodes_[i].total_weight;
+    }
+    totals_stale_ = false;
   }
+  return nodes_;
 }
 
 size_t Profile::memory_bytes() const {

@@ -4,8 +4,9 @@
 // ("java.lang.String.hashCode") with its source file, resolved while its class was pinned (so
 // names never go stale, unlike profilers that resolve jmethodIDs when they write the output).
 // Different jmethodIDs with the same name (a class loaded twice) get separate method entries; the
-// writers merge by name. Not thread-safe: it is only touched by the stack-walk delivery thread
-// while sampling, and by the writer after sampling stopped.
+// writers merge by name. Not thread-safe, for readers either (nodes() completes the totals): it is
+// only touched by the stack-walk delivery thread while sampling, and by the writer after sampling
+// stopped.
 //
 // Bounded: the profile lives in the agent from one dump to the next, and a program that keeps
 // making new stacks (random recursion, generated classes) would otherwise grow it for as long as
@@ -162,7 +163,9 @@ class Profile {
   // was freed). Its nodes stay, with smaller counts; writers leave out what counts nothing.
   void remove_sample(uint32_t node, int64_t weight);
 
-  const std::vector<Node>& nodes() const { return nodes_; }  // nodes()[kRoot] is the tree's root
+  // nodes()[kRoot] is the tree's root. The nodes' totals are brought up to date here, once after
+  // samples were added: a reader that is const still writes, so readers take turns like writers.
+  const std::vector<Node>& nodes() const;
   int64_t total_samples() const { return nodes_[kRoot].total; }
   int64_t total_weight() const { return nodes_[kRoot].total_weight; }
   size_t max_depth() const { return max_depth_; }
@@ -202,9 +205,11 @@ class Profile {
   std::vector<std::string> objects_{std::string()};
   std::unordered_map<std::string, uint32_t> object_ids_;
   std::unordered_map<uint32_t, std::vector<Label>> method_labels_;
-  std::vector<Node> nodes_;
+  mutable std::vector<Node> nodes_;  // the totals below the root are stale while totals_stale_
+  mutable bool totals_stale_ = false;
   std::unordered_map<ChildKey, uint32_t, ChildKeyHash> children_;
   std::vector<uint32_t> last_path_;  // the nodes of the last sample added, root first
+  std::vector<Frame> last_frames_;   // and their frames
   size_t max_depth_ = 0;
 
   uint32_t overflow_method_ = kNone;

@@ -51,6 +51,24 @@ TEST(ElfSymbols, FunctionsAreNotData) {
   EXPECT_FALSE(find_data_symbol(*object, "main", &why).has_value());
 }
 
+TEST(ElfSymbols, SeveralNamesAtOnceEachAtItsPlace) {
+  auto object = object_containing(const_cast<const long*>(&jvmkit_elf_test_marker));
+  ASSERT_TRUE(object.has_value());
+  std::string why;
+  const char* const names[] = {"jvmkit_elf_test_array", "jvmkit_elf_test_no_such_thing", "jvmkit_elf_test_marker"};
+  const auto found = jvmkit::elf::find_data_symbols(*object, names, &why);
+  ASSERT_EQ(found.size(), 3u);
+  ASSERT_TRUE(found[0].has_value());
+  EXPECT_EQ(*found[0], reinterpret_cast<uintptr_t>(&jvmkit_elf_test_array[0]));
+  EXPECT_FALSE(found[1].has_value());
+  EXPECT_NE(why.find("jvmkit_elf_test_no_such_thing"), std::string::npos) << why;
+  ASSERT_TRUE(found[2].has_value());
+  EXPECT_EQ(*found[2], reinterpret_cast<uintptr_t>(&jvmkit_elf_test_marker));
+  // Remembered: the same answers again, a missing name still missing.
+  const auto again = jvmkit::elf::find_data_symbols(*object, names, &why);
+  EXPECT_EQ(again, found);
+}
+
 TEST(ElfSymbols, UnreadableFileIsReported) {
   jvmkit::elf::LoadedObject missing;
   missing.path = "/nonexistent/libjvm.so";

@@ -105,8 +105,8 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
   // Most frames recur (a profile's hot paths): the description of a PC holds while the object
   // that held it is still loaded. The cache does not keep the object: while the object lives its
   // address is not reused, and once it is gone lock() says so.
-  auto cached = frames_.find(recorded);
-  if (cached != frames_.end() && cached->second.object.lock().get() == &object) return cached->second.frame;
+  const CachedFrame* cached = frames_.find(recorded);
+  if (cached != nullptr && cached->object.lock().get() == &object) return cached->frame;
   if (is_jvm_library(object.path)) frame.kind = JVMKIT_FRAME_JVM;
   frame.library = keep(object.path);
   frame.library_offset = static_cast<jlong>(pc - object.bias);
@@ -117,7 +117,7 @@ jvmkitNativeFrame NativeDelivery::describe(const native::NativeSnapshot* tables,
       *module, static_cast<uint32_t>(static_cast<uint64_t>(frame.library_offset) - (exact ? 0 : 1)));
   name(object, !exact, &frame);
   if (frames_.size() >= kCachedFrames) frames_.clear();  // a bound, not an eviction policy
-  frames_[recorded] = CachedFrame{tables->object_pointer(*module), frame};
+  frames_.assign(recorded, CachedFrame{tables->object_pointer(*module), frame});
   return frame;
 }
 

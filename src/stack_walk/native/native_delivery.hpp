@@ -16,9 +16,9 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
+#include "base/flat_map.hpp"
 #include "native/kernel_symbols.hpp"
 #include "native/native_snapshot.hpp"
 #include "native/symbol_index.hpp"
@@ -36,7 +36,7 @@ class NativeDelivery {
     last_key_ = nullptr;
     last_symbols_ = nullptr;
     kernel_.reset();
-    frames_.clear();
+    frames_.clear(/*free=*/true);
   }
 
   // The frames above the Java frames: the kernel PCs, the captured run, and a marker when the run
@@ -95,7 +95,7 @@ class NativeDelivery {
     jvmkitNativeFrame frame;
   };
   static constexpr size_t kCachedFrames = 1 << 16;
-  std::unordered_map<uintptr_t, CachedFrame> frames_;
+  FlatMap<uintptr_t, CachedFrame> frames_;
 };
 
 // JvmkitCurrentTraceThread's answer while the callbacks of a native request run on this thread.
