@@ -53,7 +53,7 @@
 #     (jvmkit's `qsort_r`);
 #   - a marker is a frame in brackets other than the thread's root frame, `[code cache]`,
 #     `[vdso]` and kernel frames: jvmkit's (`[bad frame]`, `[join mismatch]`, ... see
-#     docs/profiler.md) and async-profiler's (`[unknown]`, `[unknown_Java]`,
+#     docs/profiler/mixed_stacks.md) and async-profiler's (`[unknown]`, `[unknown_Java]`,
 #     `[not_walkable_Java]`, `[truncated]`, ...);
 #   - Java frames are those of `jvmkit.`, `java.`, `javax.`, `jdk.`, `sun.`; the thread's root
 #     frame is matched by its tid (async-profiler names the main thread DestroyJavaVM by the time

@@ -1,7 +1,7 @@
 // Where the jvmkit tool finds the agent library, and the files it shares with a running JVM: the
 // agent copy a JVM of another user or in another container loads, the reply the agent writes, and
 // the profile the JVM writes into its own /tmp for the tool to copy to the user's path
-// (docs/profiler.md, "The jvmkit tool").
+// (docs/profiler/cli.md, "The jvmkit tool").
 //
 // Everything in the JVM's /tmp is reached through one directory descriptor of it, opened through
 // /proc/<pid>/root, and by name without following symbolic links: another user can write there.

@@ -1,5 +1,5 @@
 // The jvmkit tool's command line: what the user asked for, read from argv without side effects,
-// and the agent option lists that request turns into (docs/profiler.md, "The jvmkit tool").
+// and the agent option lists that request turns into (docs/profiler/cli.md, "The jvmkit tool").
 //
 // A mistake on the command line (an unknown option, a missing pid, a bad duration) is an Error
 // whose message names the option; the tool prints it and exits with status 2.

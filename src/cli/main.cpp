@@ -1,6 +1,6 @@
 // jvmkit: the profiler's command-line tool (bin/jvmkit next to lib/libjvmkit_prof.so). Runs a java
 // command with the profiler agent, or loads the agent into a running JVM to profile it; see
-// usage.txt (jvmkit --help) and docs/profiler.md, "The jvmkit tool".
+// usage.txt (jvmkit --help) and docs/profiler/cli.md, "The jvmkit tool".
 // Exit status: 0 done; 1 the JVM or the agent refused or failed; 2 a usage error.
 #include <cstdio>
 #include <cstdlib>

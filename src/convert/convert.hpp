@@ -1,6 +1,6 @@
 // `jvmkit convert IN -o OUT [options]`: a recording (jvmkit's JFR, or the JDK's) or collapsed
 // stacks, filtered, into collapsed stacks, an HTML flame graph, pprof, or a heatmap
-// (docs/profiler.md, "Converting recordings").
+// (docs/profiler/converting.md, "Converting recordings").
 //
 // It reads the input once, in bounded memory: the recording a chunk at a time, the samples into
 // call trees bounded as the profiler's are. A recording cut short, or corrupt past some point, is

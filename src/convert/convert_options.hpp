@@ -1,4 +1,4 @@
-// The command line of `jvmkit convert IN -o OUT [options]` (docs/profiler.md, "Converting
+// The command line of `jvmkit convert IN -o OUT [options]` (docs/profiler/converting.md, "Converting
 // recordings"), read without side effects. A mistake is an Error naming the option:
 //   "--from=abc: not a time (seconds from the start: 10, 2.5s, 500ms; or a UTC time: 11:10:20,
 //    2026-12-05T11:10:20Z)"

@@ -1,4 +1,4 @@
-// The agent's side of request-context labels (org.jvmkit.JvmkitContext, docs/profiler.md
+// The agent's side of request-context labels (org.jvmkit.JvmkitContext, docs/profiler/context_labels.md
 // "Context labels"): the Java class's natives, the thread keys, and the reads at a sample.
 //
 // Activation. JvmkitContext's static initializer calls its native agentLoaded0(), which the JVM

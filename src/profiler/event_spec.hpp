@@ -1,7 +1,7 @@
 // The events the profiler can sample on, by the name the user gives in `event=NAME`.
 // One row per event: how it is sampled (which engine), whether its interval is a time or a count,
 // its default interval, and how pprof names its values. Adding an event is adding a row to kEvents
-// in event_spec.cpp (and, for a new kind of source, an engine file); docs/profiler.md's event table
+// in event_spec.cpp (and, for a new kind of source, an engine file); docs/profiler/events.md's event table
 // and the launcher's usage must name it too, which a unit test (catalogue_test.cpp) checks.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The natives of org.jvmkit.Profiler (java/api, docs/profiler.md "Control from Java"): the Java
+// The natives of org.jvmkit.Profiler (java/api, docs/profiler/java_api.md "Control from Java"): the Java
 // API sends the agent's commands (start, stop, dump, status) through command_from_java, the path
 // the attach mechanism's commands take too (agent_command.hpp), and gets the answer's code and
 // text back; the Java side turns the code into its exceptions.

@@ -1,5 +1,5 @@
 // A chunk of a run's JFR file: the samples since the previous chunk, each an event with its time,
-// thread and stack, in the event types of docs/profiler.md ("JFR output"):
+// thread and stack, in the event types of docs/profiler/outputs.md ("JFR output"):
 //   cpu, itimer   jdk.ExecutionSample (state STATE_DEFAULT, as async-profiler's CPU samples)
 //   wall          profiler.WallClockSample (async-profiler's type; state STATE_UNKNOWN)
 //   perf events   jvmkit.PerfEventSample (the event's name, the period as its weight)

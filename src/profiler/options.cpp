@@ -325,7 +325,7 @@ Error set_cstack(std::string_view value, OptionParse& p) {
 }
 
 // The option catalogue: the one list of agent options. The parser, its "known: ..." message and the
-// unit test that holds docs/profiler.md and the launcher's usage to it all read this table.
+// unit test that holds docs/profiler/options.md and the launcher's usage to it all read this table.
 constexpr OptionSpec kOptions[] = {
     {"event", "NAME", "-e, --event", set_event},
     {"interval", "N", "-i, --interval", set_interval},

@@ -1,7 +1,7 @@
 // The agent's options: -agentpath:libjvmkit_prof.so=key=value,key,...
 //
 // The options are the rows of the catalogue in options.cpp (option_specs()): the parser and its
-// messages read it, docs/profiler.md ("Agent options") documents every row, and the launcher's
+// messages read it, docs/profiler/options.md ("Agent options") documents every row, and the launcher's
 // usage names the flag that sets each one; a unit test holds the docs and the usage to the table.
 // A malformed list gives an Error whose message names the option and what is wrong with it.
 #pragma once

@@ -1,5 +1,5 @@
 // The names that cross from the agent into the docs and the jvmkit tool (src/cli): every agent
-// option in the catalogue (options.cpp) is in docs/profiler.md's option table; every one the tool
+// option in the catalogue (options.cpp) is in docs/profiler/options.md's option table; every one the tool
 // sets from a flag has that flag in the tool's usage (src/cli/usage.txt) and reaches the agent when
 // the tool is given it; every event is in the docs' event table and the usage; and neither lists
 // one that the agent does not know. So the three cannot drift apart.
@@ -82,11 +82,11 @@ bool has_word(const std::string& text, const std::string& word) {
   return false;
 }
 
-// The first table (its lines, header included) under the Markdown heading HEADING of
-// docs/profiler.md; the section's prose before it is skipped.
-std::vector<std::string> docs_table(const std::string& heading) {
+// The first table (its lines, header included) under the Markdown heading HEADING of the doc
+// PATH (docs/profiler/options.md, docs/profiler/events.md); the prose before it is skipped.
+std::vector<std::string> docs_table(const std::string& path, const std::string& heading) {
   std::vector<std::string> table;
-  std::istringstream in(read_source_file("docs/profiler.md"));
+  std::istringstream in(read_source_file(path));
   std::string line;
   bool inside = false;
   while (std::getline(in, line)) {
@@ -162,10 +162,10 @@ TEST(Catalogue, EveryOptionIsInTheDocsAndEveryDocumentedOptionExists) {
   }
   // A row may document several options alike: `start`, `stop`, `dump`, `status`.
   std::set<std::string> documented;
-  for (const std::string& cell : first_cells(docs_table("## Agent options"))) {
+  for (const std::string& cell : first_cells(docs_table("docs/profiler/options.md", "# Agent options"))) {
     for (const std::string& form : backquoted(cell)) documented.insert(form);
   }
-  EXPECT_EQ(documented, expected) << "docs/profiler.md's option table and the option catalogue differ";
+  EXPECT_EQ(documented, expected) << "docs/profiler/options.md's option table and the option catalogue differ";
 }
 
 TEST(Catalogue, EveryOptionHasALauncherFlagAndEveryLauncherFlagAnOption) {
@@ -229,10 +229,10 @@ TEST(Catalogue, EveryEventIsInTheDocsAndTheLauncherUsage) {
   std::set<std::string> known;
   for (const EventSpec& e : all_events()) known.insert(std::string(e.name));
   std::set<std::string> documented;
-  for (const std::string& cell : first_cells(docs_table("## Events"))) {
+  for (const std::string& cell : first_cells(docs_table("docs/profiler/events.md", "# Events"))) {
     for (const std::string& name : backquoted(cell)) documented.insert(name);
   }
-  EXPECT_EQ(documented, known) << "docs/profiler.md's event table and the event table differ";
+  EXPECT_EQ(documented, known) << "docs/profiler/events.md's event table and the event table differ";
   std::string usage = launcher_usage();
   for (const std::string& name : known) {
     EXPECT_TRUE(has_word(usage, name)) << "the launcher's usage does not list event " << name;

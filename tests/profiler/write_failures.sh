@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A write that fails loses no sample, and the report says where every sample went
-# (docs/profiler.md, "When a write fails"). Each section breaks the output while a JVM runs:
+# (docs/profiler/options.md, "When a write fails"). Each section breaks the output while a JVM runs:
 #   full_jfr       a full disk (a tmpfs filled up, 4 KiB left) in the middle of a JFR recording
 #                  (chunktime=200ms): the next chunk is cut off again, the file asked for keeps
 #                  its whole chunks, the rest goes to the fallback file; launch form, exit 0

@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Code that serves a request says so with a scope; every sample the profiler takes on this
  * thread while the scope is open carries its labels, in every output (collapsed, HTML, pprof,
- * JFR; see docs/profiler.md, "Context labels"):
+ * JFR; see docs/profiler/context_labels.md, "Context labels"):
  *
  * <pre>{@code
  * try (var scope = JvmkitContext.with("endpoint", "/checkout")) {
