@@ -103,6 +103,22 @@ std::vector<bool> stays_mapped_closure(const std::vector<LoadedObject>& objects,
   return out;
 }
 
+std::vector<uint32_t> row_pages(std::span<const UnwindRow> rows, uint32_t* first_page) {
+  *first_page = 0;
+  if (rows.empty()) return {};
+  *first_page = rows.front().start >> kRowPageShift;
+  const uint32_t last_page = rows.back().start >> kRowPageShift;
+  std::vector<uint32_t> pages(static_cast<size_t>(last_page - *first_page) + 2);
+  // pages[p]: the rows starting below page first + p, found in one pass over the sorted rows.
+  uint32_t below = 0;
+  for (size_t p = 0; p < pages.size(); p++) {
+    const uint64_t page_start = static_cast<uint64_t>(*first_page + p) << kRowPageShift;
+    while (below < rows.size() && rows[below].start < page_start) below++;
+    pages[p] = below;
+  }
+  return pages;
+}
+
 std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object, bool stays_mapped) {
   auto prepared = std::make_shared<PreparedObject>();
   prepared->stays_mapped = stays_mapped;
@@ -124,6 +140,7 @@ std::shared_ptr<const PreparedObject> prepare_object(const LoadedObject& object,
   prepared->detail = std::move(cfi.detail);
   prepared->rows = std::move(cfi.rows);
   prepared->function_starts = std::move(cfi.function_starts);
+  prepared->row_pages = row_pages(prepared->rows, &prepared->first_row_page);
   prepared->stats = cfi.stats;
   return prepared;
 }
@@ -143,6 +160,11 @@ NativeSnapshot::NativeSnapshot(std::vector<std::shared_ptr<const PreparedObject>
       module.row_count = object.prepared() ? static_cast<uint32_t>(object.rows.size()) : 0;
       module.function_starts = object.prepared() ? object.function_starts.data() : nullptr;
       module.function_start_count = object.prepared() ? static_cast<uint32_t>(object.function_starts.size()) : 0;
+      if (object.prepared() && !object.row_pages.empty()) {
+        module.row_pages = object.row_pages.data();
+        module.first_row_page = object.first_row_page;
+        module.row_page_count = static_cast<uint32_t>(object.row_pages.size() - 1);
+      }
       module.object = static_cast<uint32_t>(i);
       modules_.push_back(module);
     }

@@ -38,6 +38,8 @@ struct PreparedObject {
   std::string detail;                // with an error: what failed
   std::vector<UnwindRow> rows;
   std::vector<uint32_t> function_starts;  // the FDEs' starts (CompiledCfi::function_starts)
+  std::vector<uint32_t> row_pages;        // the rows by page (UnwindModule::row_pages)
+  uint32_t first_row_page = 0;
   CfiStats stats;
 
   bool prepared() const noexcept { return error == CfiError::kNone; }
@@ -103,6 +105,10 @@ class NativePreparer {
  private:
   NativeSnapshotCell cell_;
 };
+
+// The page index of ROWS (sorted by start; UnwindModule::row_pages), and its first page in
+// *FIRST_PAGE; empty for no rows.
+std::vector<uint32_t> row_pages(std::span<const UnwindRow> rows, uint32_t* first_page);
 
 // Compiles the table of one loaded object: its file (checked against the build-id in memory),
 // or, for the vDSO, its image in memory. Never fails by exception; see PreparedObject::error.

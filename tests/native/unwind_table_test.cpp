@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "native/native_snapshot.hpp"
+
 #include <map>
 #include <vector>
 
@@ -47,6 +49,31 @@ TEST(UnwindTable, FindRowTakesTheLastRowStartingAtOrBelow) {
   EXPECT_EQ(find_row(rows.data(), n, 0x11f), &rows[1]);
   EXPECT_EQ(find_row(rows.data(), n, 0x120), &rows[2]);
   EXPECT_EQ(find_row(rows.data(), n, 0xffffffff), &rows[2]);
+}
+
+TEST(UnwindTable, TheRowPagesFindWhatTheWholeSearchFinds) {
+  // Rows on page boundaries, pages without a row of their own, a run of rows in one page, and a
+  // last row far above the others.
+  std::vector<UnwindRow> rows;
+  for (uint32_t start :
+       {0x3ffcu, 0x4000u, 0x4001u, 0x4ff0u, 0x5000u, 0x8123u, 0x8124u, 0x8125u, 0x8fffu, 0x9000u, 0xc000u, 0x40000u}) {
+    rows.push_back(make_row(start, CfaKind::kRsp, 8, RbpRule::kSame, 0));
+  }
+  uint32_t first_page = 0;
+  const std::vector<uint32_t> pages = row_pages(rows, &first_page);
+  EXPECT_EQ(first_page, 0x3u);
+  ASSERT_EQ(pages.size(), 0x40u - 0x3u + 2);
+  UnwindModule module{0x1000, 0x50000, 0, rows.data(), static_cast<uint32_t>(rows.size())};
+  module.prepared = true;
+  module.row_pages = pages.data();
+  module.first_row_page = first_page;
+  module.row_page_count = static_cast<uint32_t>(pages.size() - 1);
+  for (uint32_t offset = 0; offset < 0x42000; offset++) {
+    ASSERT_EQ(find_module_row(module, offset), find_row(rows.data(), static_cast<uint32_t>(rows.size()), offset))
+        << std::hex << offset;
+  }
+  ASSERT_EQ(find_module_row(module, 0xffffffff), &rows.back());
+  EXPECT_TRUE(row_pages({}, &first_page).empty());
 }
 
 TEST(UnwindTable, LookupGivesTheModuleRowOrTheReason) {

@@ -94,7 +94,8 @@ class NativeDelivery {
     std::weak_ptr<const native::PreparedObject> object;
     jvmkitNativeFrame frame;
   };
-  static constexpr size_t kCachedFrames = 1 << 16;
+  // At most 32,768 PCs: a table of 65,536 slots of about 100 bytes, 7 MB at the very most.
+  static constexpr size_t kCachedFrames = 1 << 15;
   FlatMap<uintptr_t, CachedFrame> frames_;
 };
 

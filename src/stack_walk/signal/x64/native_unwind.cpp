@@ -137,7 +137,7 @@ JVMKIT_SIGNAL_SAFE bool frameless_leaf(const NativeUnwindContext& context, const
   if (target < module->text_start || target > regs.pc) return false;
   const auto target_offset = static_cast<uint32_t>(target - module->bias);
   const auto pc_offset = static_cast<uint32_t>(regs.pc - module->bias);
-  if (native::find_row(module->rows, module->row_count, target_offset) != lookup.row ||
+  if (native::find_module_row(*module, target_offset) != lookup.row ||
       native::function_start_between(*module, target_offset, pc_offset)) {
     return false;
   }
