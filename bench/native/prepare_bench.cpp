@@ -3,7 +3,8 @@
 // names a native frame at delivery). libjvm is the object that matters: about 1.8 MB of .eh_frame
 // and 70,000 function symbols, against a few hundred KB for every other library of a JVM together.
 //
-//   build/release/bench/native/native_prepare_bench --jvm /usr/lib/jvm/java-17-openjdk-amd64
+//   bench/native/run.sh [build dir] [results file]   (both JDKs and libc, 7 repetitions each)
+//   BUILD/bench/native/native_prepare_bench --jvm /usr/lib/jvm/java-17-openjdk-amd64
 //
 // --jvm names a JDK whose lib/server/libjvm.so is dlopen'ed (not started); without it the
 // benchmark prepares the C library only.
