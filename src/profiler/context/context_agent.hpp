@@ -1,3 +1,11 @@
+// src/profiler/context/: request-context labels (org.jvmkit.JvmkitContext). label_sets.hpp
+// interns the labels and their sets, context_slots.hpp holds each thread's current context where
+// the signal handler reads it without a lock, and this file is the agent's side: the Java class's
+// natives and the read at a sample. The signal handler (engines/) and the JVM events' callbacks
+// (events/) take a thread's context with its sample; the Recording (recording/) makes its label
+// set the stack's outermost frame. Below every other room but the profiler's common headers:
+// nothing here includes another room.
+//
 // The agent's side of request-context labels (org.jvmkit.JvmkitContext, docs/profiler/context_labels.md
 // "Context labels"): the Java class's natives, the thread keys, and the reads at a sample.
 //

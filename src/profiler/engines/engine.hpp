@@ -1,3 +1,11 @@
+// src/profiler/engines/: the sources of sampling signals and what the signal brings back. An
+// engine (this file; cpu_engine.cpp, wall_engine.cpp, itimer_engine.cpp, perf_engine.cpp, with
+// per_thread_engine.hpp, perf_events.hpp and kernel_chains.hpp under them) makes the sampling
+// signal reach the threads it samples; the signal handler (signal_sampler.hpp) requests each stack
+// from the stack-walk library, and the callbacks of its native requests (native_samples.hpp) feed
+// the current Recording (recording/). The event catalogue (event_spec.hpp) says which engine an
+// event takes (make_engine); the controller (run/) starts and stops it. Nothing here includes run/.
+//
 // Engine: one source of sampling signals (adding an event source is adding a file).
 //
 // An engine only arranges for the sampling signal to reach the threads it samples, at the chosen

@@ -1,3 +1,10 @@
+// src/profiler/events/: samples of the JVM's own events, which come through JVMTI on the thread
+// they happen on rather than through a signal: allocations (alloc_sampler.hpp, weighted by
+// sample_weight.hpp), contended monitors and parks (lock_sampler.hpp, with park_hook.hpp,
+// park_blocker.hpp and, for virtual threads, virtual_thread_parks.hpp). Each requests its stack
+// through this file, whose trace callbacks feed the current Recording (recording/) as the signal's
+// do. The controller (run/) enables and disables them. Nothing here includes run/.
+//
 // Samples of the JVM's own events (alloc, lock): taken in a JVMTI callback or an intercepted native
 // on the thread the event happens on, with the stack of that moment (RequestStackTrace for the
 // current thread without a ucontext), and delivered later like every trace.

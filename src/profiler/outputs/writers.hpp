@@ -1,3 +1,12 @@
+// src/profiler/outputs/: the output formats and how their files are written. The writers
+// (collapsed_writer.cpp, html_writer.cpp with flame_graph.html, pprof_writer.cpp with
+// proto_encoder.hpp; this file declares them and write_profile.cpp picks one) read finished
+// Profiles (recording/); JFR is written while the run goes on, a chunk at a time (jfr_output.hpp,
+// jfr_chunk.hpp, chunk_file.hpp), from the Recording's timeline. Every file is written whole
+// (whole_files.hpp), named from the run's pattern (file_pattern.hpp), checked when the run starts
+// (output_check.hpp), and goes to a fallback file when it cannot be written (output_fallback.hpp).
+// The controller (run/run_output.cpp) calls them. Nothing here includes run/.
+//
 // The three output formats. Each writer turns a finished Profile into the bytes of one file.
 //   collapsed  flamegraph.pl's input: "root;caller;leaf count" per line, merged by frame name
 //   html       one self-contained interactive flame graph page (no network access needed)

@@ -1,3 +1,11 @@
+// src/profiler/recording/: what a run collects. The trace callbacks of engines/ and events/ feed
+// the Recording (this file), which adds each delivered trace to the call tree of its event
+// (profile.hpp), with method names resolved while their class is pinned (method_resolver.hpp),
+// native frames named (native_frames.hpp), the sample's thread (sample_owner.hpp,
+// thread_kinds.hpp) and, for JFR, its time (timeline.hpp); and keeps the counts of the end-of-run
+// report (report.hpp, native_report.hpp). outputs/ read its profiles and timeline; the controller
+// (run/) makes one Recording per run. It includes only the profiler's common headers and context/.
+//
 // Recording: what one profiling run (start to stop) collects from the stack-trace callbacks.
 //
 // The stack-walk library delivers traces on its delivery thread, one at a time, as

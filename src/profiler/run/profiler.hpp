@@ -1,3 +1,12 @@
+// src/profiler/run/: the controller, which wires the other rooms. The agent's entry points
+// (agent.cpp: Agent_OnLoad, Agent_OnAttach and the JVMTI events; java_api.cpp: the natives of
+// org.jvmkit.Profiler) hand their commands to run_command (agent_command.hpp), which this class
+// carries out: a run (run.hpp) starts an engine (engines/) and the JVM events (events/), feeds a
+// Recording (recording/), writes its output through outputs/ (run_output.hpp), window by window in
+// continuous mode (window_thread.cpp), and prints the end-of-run report (run_report.hpp,
+// walk_counts.hpp). answer_code.hpp is the agent's contract with the jvmkit tool. The top floor: no
+// other room includes run/.
+//
 // Profiler: the agent's controller. It owns at most one run (start to stop) at a time and carries
 // out the agent's commands, from wherever they come:
 //   -agentpath at JVM start   prepare() in Agent_OnLoad, the run starts at vm_init()
