@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "base/thread_id.hpp"
-#include "profiler/engine.hpp"
+#include "profiler/engines/engine.hpp"
 
 namespace {
 

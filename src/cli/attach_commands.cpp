@@ -18,9 +18,9 @@
 #include "cli/local_output.hpp"
 #include "cli/usage.hpp"
 #include "hotspot/attach.hpp"
-#include "profiler/answer_code.hpp"
 #include "profiler/event_spec.hpp"
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
+#include "profiler/run/answer_code.hpp"
 
 namespace jvmkit::cli {
 

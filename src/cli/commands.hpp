@@ -1,6 +1,6 @@
 // What the jvmkit tool does for each command, once the command line is read: run a java command
 // with the agent (launch mode), or load the agent into a running JVM with a command for it
-// (profile PID, start, stop, dump, status; the agent's side is in src/profiler/agent.cpp).
+// (profile PID, start, stop, dump, status; the agent's side is in src/profiler/run/agent.cpp).
 // Each returns the tool's exit status: 0 done, 1 the JVM or the agent refused or failed.
 #pragma once
 

@@ -5,7 +5,7 @@
 
 #include "base/clock.hpp"
 #include "profiler/options.hpp"
-#include "profiler/output_check.hpp"
+#include "profiler/outputs/output_check.hpp"
 
 namespace jvmkit::cli {
 

@@ -2,7 +2,7 @@
 // -o (the JVM it starts runs as this user, in this file system), and the -o of profile, stop and
 // dump when the tool writes that file itself or a JVM of its own user writes it in this file
 // system. File name patterns and start's file of a JVM of another user or in another container are
-// checked by the agent, in the JVM (src/profiler/output_check.hpp).
+// checked by the agent, in the JVM (src/profiler/outputs/output_check.hpp).
 #pragma once
 
 #include <string>

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <unordered_map>
 
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
 
 namespace jvmkit::convert {
 

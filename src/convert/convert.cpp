@@ -6,8 +6,8 @@
 #include "convert/profile_set.hpp"
 #include "convert/sample_filter.hpp"
 #include "convert/samples.hpp"
-#include "profiler/report.hpp"
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
+#include "profiler/recording/report.hpp"
 
 namespace jvmkit::convert {
 

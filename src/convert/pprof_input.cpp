@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "convert/samples.hpp"
-#include "profiler/thread_root_name.hpp"
+#include "profiler/recording/thread_root_name.hpp"
 
 namespace jvmkit::convert {
 

@@ -10,8 +10,8 @@
 
 #include "convert/cell_collector.hpp"
 #include "convert/samples.hpp"
-#include "profiler/profile.hpp"
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
+#include "profiler/recording/profile.hpp"
 
 namespace jvmkit::convert {
 

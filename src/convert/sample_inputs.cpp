@@ -8,7 +8,7 @@
 
 #include "convert/samples.hpp"
 #include "jfr/reader.hpp"
-#include "profiler/thread_root_name.hpp"
+#include "profiler/recording/thread_root_name.hpp"
 
 namespace jvmkit::convert {
 

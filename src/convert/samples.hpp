@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "base/error.hpp"
-#include "profiler/profile.hpp"
+#include "profiler/recording/profile.hpp"
 
 namespace jvmkit::convert {
 

@@ -1,3 +1,9 @@
+// src/profiler/ (the files of the folder itself): what every room of the profiler uses: the options
+// a run is asked for (this file; output_format.cpp names the formats), the events it can sample
+// (event_spec.hpp), names in standard UTF-8 (utf8.hpp) and the process's threads (thread_list.hpp).
+// The rooms, from the ground up: context/, recording/, then engines/, events/ and outputs/, then
+// run/, the controller (src/profiler/CMakeLists.txt; docs/design.md, "Floors").
+//
 // The agent's options: -agentpath:libjvmkit_prof.so=key=value,key,...
 //
 // The options are the rows of the catalogue in options.cpp (option_specs()): the parser and its

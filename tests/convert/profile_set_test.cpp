@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "convert/sample_filter.hpp"
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
 
 namespace jvmkit::convert {
 namespace {

@@ -1,6 +1,6 @@
 // ContextSlots and SampleContextPool: what a signal handler reads of a thread's context, the
 // slots' reclamation and bounds, and the records that carry a sample's context to its delivery.
-#include "profiler/context_slots.hpp"
+#include "profiler/context/context_slots.hpp"
 
 #include <gtest/gtest.h>
 #include <pthread.h>

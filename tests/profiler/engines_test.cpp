@@ -12,7 +12,7 @@
 
 #include "base/clock.hpp"
 #include "base/thread_id.hpp"
-#include "profiler/engine.hpp"
+#include "profiler/engines/engine.hpp"
 #include "profiler/options.hpp"
 #include "profiler/thread_list.hpp"
 

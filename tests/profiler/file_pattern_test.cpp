@@ -1,5 +1,5 @@
 // Continuous-mode file names: the pattern's fields, and keep= deleting only this run's oldest files.
-#include "profiler/file_pattern.hpp"
+#include "profiler/outputs/file_pattern.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

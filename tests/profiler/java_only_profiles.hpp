@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "profiler/profile.hpp"
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
+#include "profiler/recording/profile.hpp"
 
 namespace jvmkit::prof::golden {
 

@@ -1,5 +1,5 @@
 // LabelSets: interning of labels and label sets (the ids JvmkitContext caches), and its bounds.
-#include "profiler/label_sets.hpp"
+#include "profiler/context/label_sets.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,16 +1,16 @@
 // Native frames (cstack=native) in a profile: their names, their methods, and what each writer
 // makes of them (collapsed with and without annotations, pprof's mappings decoded back, the HTML
 // page's types and colours), and the report's native section.
-#include "profiler/native_frames.hpp"
+#include "profiler/recording/native_frames.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "pprof_decode.hpp"
-#include "profiler/native_report.hpp"
-#include "profiler/report.hpp"
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
+#include "profiler/recording/native_report.hpp"
+#include "profiler/recording/report.hpp"
 
 namespace jvmkit::prof {
 namespace {

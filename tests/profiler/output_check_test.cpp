@@ -9,8 +9,8 @@
 #include <set>
 #include <sstream>
 
-#include "profiler/output_check.hpp"
-#include "profiler/output_fallback.hpp"
+#include "profiler/outputs/output_check.hpp"
+#include "profiler/outputs/output_fallback.hpp"
 #include "tests/support/temp_folder.hpp"
 
 namespace jvmkit::prof {

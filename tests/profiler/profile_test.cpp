@@ -1,6 +1,6 @@
 // The call tree: samples merge by frame, totals and selves add up, top methods by self samples;
 // the limits: past them samples are counted under "[overflow]" and the memory stays flat.
-#include "profiler/profile.hpp"
+#include "profiler/recording/profile.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
 
 namespace jvmkit::prof {
 namespace {

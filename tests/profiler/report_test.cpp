@@ -1,4 +1,4 @@
-#include "profiler/report.hpp"
+#include "profiler/recording/report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The weight of a sampled allocation: the bytes it stands for under Poisson sampling.
-#include "profiler/sample_weight.hpp"
+#include "profiler/events/sample_weight.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The kinds of threads of the report's CPU by thread kind, from the names HotSpot gives its
 // threads (as the kernel keeps them: 15 bytes) and whether they have a java.lang.Thread.
-#include "profiler/thread_kinds.hpp"
+#include "profiler/recording/thread_kinds.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,9 +11,9 @@
 #include <set>
 #include <sstream>
 
-#include "profiler/chunk_file.hpp"
-#include "profiler/output_fallback.hpp"
-#include "profiler/whole_files.hpp"
+#include "profiler/outputs/chunk_file.hpp"
+#include "profiler/outputs/output_fallback.hpp"
+#include "profiler/outputs/whole_files.hpp"
 #include "tests/support/temp_folder.hpp"
 
 namespace jvmkit::prof {

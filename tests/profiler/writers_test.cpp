@@ -1,6 +1,6 @@
 // The three writers on a small known profile: collapsed lines, the HTML page's data, and the pprof
 // protobuf decoded back field by field.
-#include "profiler/writers.hpp"
+#include "profiler/outputs/writers.hpp"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 
 #include "java_only_profiles.hpp"
 #include "pprof_decode.hpp"
-#include "profiler/proto_encoder.hpp"
+#include "profiler/outputs/proto_encoder.hpp"
 
 namespace jvmkit::prof {
 namespace {

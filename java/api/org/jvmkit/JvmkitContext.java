@@ -172,7 +172,7 @@ public final class JvmkitContext {
 
   /** A thread's labels and span, and the native cell the profiler reads them from. */
   static final class ThreadState {
-    // The cell's layout (src/profiler/context_slots.hpp, ContextCell): a version at 0 whose low
+    // The cell's layout (src/profiler/context/context_slots.hpp, ContextCell): a version at 0 whose low
     // bit names the copy in use, copy c at 8 + 32 c (label set, trace high, trace low, span), the
     // slot's token at 72.
     private static final int CACHE = 64;
@@ -340,7 +340,7 @@ public final class JvmkitContext {
     }
   }
 
-  // The agent's natives (src/profiler/context_agent.cpp). None throws: refusals are 0 or null.
+  // The agent's natives (src/profiler/context/context_agent.cpp). None throws: refusals are 0 or null.
   private static native boolean agentLoaded0();
 
   private static native ByteBuffer attach0(boolean virtualThread);

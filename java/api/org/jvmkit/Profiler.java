@@ -31,7 +31,7 @@ public final class Profiler {
   /** The environment variable {@link #get()} loads the agent from when the property is not set. */
   public static final String AGENT_PATH_ENV = "JVMKIT_AGENT_PATH";
 
-  // The agent's answer codes (src/profiler/answer_code.hpp, the agent's contract with its tools).
+  // The agent's answer codes (src/profiler/run/answer_code.hpp, the agent's contract with its tools).
   private static final int OK = 0;
   private static final int BAD_OPTION = 1;
   private static final int ALREADY_RUNNING = 2;
@@ -236,7 +236,7 @@ public final class Profiler {
     return text.getBytes(StandardCharsets.UTF_8);
   }
 
-  // In libjvmkit_prof.so (src/profiler/java_api.cpp); strings cross as UTF-8 bytes.
+  // In libjvmkit_prof.so (src/profiler/run/java_api.cpp); strings cross as UTF-8 bytes.
   private static native String version0();
 
   private static native byte[] execute0(byte[] command, int[] code);
