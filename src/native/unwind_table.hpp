@@ -60,9 +60,10 @@ JVMKIT_SIGNAL_SAFE constexpr UnwindRow make_row(uint32_t start, CfaKind cfa, int
                    static_cast<uint8_t>(static_cast<uint8_t>(cfa) | (static_cast<uint8_t>(rbp) << 4)), operand};
 }
 
-// The last of ROWS (N of them, sorted by start) with start <= OFFSET, or nullptr if none.
-JVMKIT_SIGNAL_SAFE inline const UnwindRow* find_row(const UnwindRow* rows, uint32_t n, uint32_t offset) noexcept {
-  uint32_t lo = 0, hi = n;  // invariant: rows[0, lo) start <= offset, rows[hi, n) start > offset
+// The last row starting at or below OFFSET (nullptr if none), searched in ROWS[LO, HI): the
+// caller knows that the rows before LO start at or below OFFSET and the rows from HI on above it.
+JVMKIT_SIGNAL_SAFE inline const UnwindRow* find_row_between(const UnwindRow* rows, uint32_t lo, uint32_t hi,
+                                                            uint32_t offset) noexcept {
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo) / 2;
     if (rows[mid].start <= offset) {
@@ -72,6 +73,11 @@ JVMKIT_SIGNAL_SAFE inline const UnwindRow* find_row(const UnwindRow* rows, uint3
     }
   }
   return lo == 0 ? nullptr : &rows[lo - 1];
+}
+
+// The last of ROWS (N of them, sorted by start) with start <= OFFSET, or nullptr if none.
+JVMKIT_SIGNAL_SAFE inline const UnwindRow* find_row(const UnwindRow* rows, uint32_t n, uint32_t offset) noexcept {
+  return find_row_between(rows, 0, n, offset);
 }
 
 // DWARF's x86-64 register numbers of the general-purpose registers (the System V psABI).
@@ -272,17 +278,8 @@ JVMKIT_SIGNAL_SAFE inline const UnwindRow* find_module_row(const UnwindModule& m
   }
   const uint32_t* bounds = module.row_pages + (page - module.first_row_page);
   // Rows below bounds[0] start below the page, so at or below OFFSET; rows from bounds[1] on
-  // start at the next page or later, above OFFSET: find_row's invariant holds from the start.
-  uint32_t lo = bounds[0], hi = bounds[1];
-  while (lo < hi) {
-    const uint32_t mid = lo + (hi - lo) / 2;
-    if (module.rows[mid].start <= offset) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  return lo == 0 ? nullptr : &module.rows[lo - 1];
+  // start at the next page or later, above OFFSET.
+  return find_row_between(module.rows, bounds[0], bounds[1], offset);
 }
 
 // How many of STARTS (N of them, sorted) are at or below OFFSET.
