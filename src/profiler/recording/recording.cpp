@@ -1,5 +1,7 @@
 #include "profiler/recording/recording.hpp"
 
+#include <atomic>
+
 #include "base/debug_check.hpp"
 #include "profiler/context/label_sets.hpp"
 #include "profiler/recording/thread_info.hpp"
@@ -384,5 +386,12 @@ Recording::Figures Recording::figures() const {
   out.native = native_;
   return out;
 }
+
+namespace {
+std::atomic<Recording*> g_current_recording{nullptr};
+}  // namespace
+
+Recording* current_recording() { return g_current_recording.load(std::memory_order_acquire); }
+void set_current_recording(Recording* recording) { g_current_recording.store(recording, std::memory_order_release); }
 
 }  // namespace jvmkit::prof

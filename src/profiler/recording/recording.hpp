@@ -214,7 +214,9 @@ class Recording {
 };
 
 // The Recording that the stack-trace callbacks feed (null when no run samples). The controller
-// (run/profiler.cpp) sets it for the run that has the stack-walk library enabled.
+// (run/profiler.cpp) sets it for the run that has the stack-walk library enabled, and clears it
+// once Disable has delivered every outcome.
 Recording* current_recording();
+void set_current_recording(Recording* recording);
 
 }  // namespace jvmkit::prof

@@ -10,9 +10,9 @@
 
 #include "base/clock.hpp"
 #include "hotspot/vm_flags.hpp"
-#include "profiler/context/context_agent.hpp"
 #include "profiler/engines/native_samples.hpp"
 #include "profiler/engines/signal_sampler.hpp"
+#include "profiler/engines/trace_callbacks.hpp"
 #include "profiler/events/alloc_sampler.hpp"
 #include "profiler/events/event_samples.hpp"
 #include "profiler/events/lock_sampler.hpp"
@@ -26,31 +26,6 @@
 
 namespace jvmkit::prof {
 namespace {
-
-std::atomic<Recording*> g_recording{nullptr};
-
-// --- Stack-trace callbacks: on the library's delivery thread, one trace at a time, only while a
-// run has the library enabled (Disable delivers every outcome before it returns). ---
-void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* /*user_data*/) {
-  Recording* recording = g_recording.load(std::memory_order_acquire);
-  recording->begin_trace(recording->signal_slot(), biased);
-}
-jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
-  const bool more = g_recording.load(std::memory_order_acquire)->add_frame(type, method, location);
-  return more ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
-}
-void JNICALL on_end(jthread thread, void* user_data) {
-  const SampleContext context = take_sample_context(context_record_from_user_data(user_data));
-  g_recording.load(std::memory_order_acquire)
-      ->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE, context);
-}
-void JNICALL on_failure(jthread /*thread*/, void* user_data) {
-  take_sample_context(context_record_from_user_data(user_data));
-  Recording* recording = g_recording.load(std::memory_order_acquire);
-  // Java frames only: a thread without a Java frame ran only the JVM's own code (report.hpp).
-  const bool no_java_code = JvmkitCurrentFailureReason() == JVMKIT_FAILURE_NO_JAVA_FRAMES;
-  recording->trace_failed(recording->signal_slot(), tid_from_user_data(user_data), no_java_code);
-}
 
 // The stack walker's delivery thread, by the 15 bytes of its name the kernel keeps, and (with
 // cstack=native) its table watcher, "jvmkit native", and the engines' thread lister, "jvmkit lister".
@@ -87,13 +62,11 @@ JNIEnv* current_jni(JavaVM* vm) {
 
 }  // namespace
 
-Recording* current_recording() { return g_recording.load(std::memory_order_acquire); }
-
 Profiler::Profiler(JavaVM* vm, jvmtiEnv* jvmti) : vm_(vm), jvmti_(jvmti) {}
 
 Error Profiler::install_handler(int signal) {
   if (installed_signals_.count(signal) != 0) return Error::ok();
-  jvmtiStackTraceCallbacks callbacks{&on_begin, &on_end, &on_frame, &on_failure};
+  const jvmtiStackTraceCallbacks callbacks = java_trace_callbacks();
   if (Error e =
           install_sampling_handler(signal, jvmti_, callbacks, native_trace_callbacks(), native_frame_callback())) {
     return e;
@@ -138,7 +111,7 @@ Error Profiler::begin_run(const Options& options, bool live) {
   if (Error e = choose_native_frames(&run->options, &native_frames_set_, &run->native_off_note)) return e;
   const bool native = run->options.cstack == CStack::kNative;
   run->recording = std::make_unique<Recording>(vm_, jvmti_, run->options, run->start_wall_ns, run->start_mono_ns);
-  g_recording.store(run->recording.get(), std::memory_order_release);
+  set_current_recording(run->recording.get());
   if (live) {
     // Code compiled before this attach lacks the debug records that place a sample between
     // safepoints (HotSpot records them when -XX:+DebugNonSafepoints is given or, by default, while
@@ -146,7 +119,7 @@ Error Profiler::begin_run(const Options& options, bool live) {
     const std::optional<bool> exact = hotspot::bool_flag("DebugNonSafepoints");
     run->coarse_code_before = exact.has_value() && !*exact;
     if (Error e = enable_walker(*run)) {
-      g_recording.store(nullptr, std::memory_order_release);
+      set_current_recording(nullptr);
       return e;
     }
   }
@@ -162,7 +135,7 @@ Error Profiler::begin_run(const Options& options, bool live) {
         [recording](pid_t tid) { return is_known_non_java_thread(tid) || recording->runs_no_java(tid); });
     if (Error e = engine->start(live ? threads_to_sample() : list_process_threads())) {
       if (run->enabled) DisableRequestStackTrace(jvmti_);
-      g_recording.store(nullptr, std::memory_order_release);
+      set_current_recording(nullptr);
       return e;
     }
     run->engine = std::move(engine);
@@ -234,7 +207,7 @@ void Profiler::end_sampling() {
   }
   if (run.enabled) DisableRequestStackTrace(jvmti_);
   run.enabled = false;
-  g_recording.store(nullptr, std::memory_order_release);
+  set_current_recording(nullptr);
 }
 
 // alloc's live option: the samples of objects freed since the last call leave the profile.
