@@ -33,6 +33,8 @@ void JNICALL on_failure(jthread /*thread*/, void* user_data) {
 
 }  // namespace
 
-jvmtiStackTraceCallbacks java_trace_callbacks() { return jvmtiStackTraceCallbacks{&on_begin, &on_end, &on_frame, &on_failure}; }
+jvmtiStackTraceCallbacks java_trace_callbacks() {
+  return jvmtiStackTraceCallbacks{&on_begin, &on_end, &on_frame, &on_failure};
+}
 
 }  // namespace jvmkit::prof
