@@ -1,5 +1,7 @@
 #include "profiler/engines/native_samples.hpp"
 
+#include "profiler/engines/trace_callbacks.hpp"
+
 #include "profiler/context/context_agent.hpp"
 #include "profiler/engines/signal_sampler.hpp"
 #include "profiler/recording/recording.hpp"
@@ -25,8 +27,8 @@ FrameType frame_type_of(jvmtiFrameType kind) {
 
 // --- The callbacks: on the library's delivery thread, one trace at a time, while the run that made
 // the requests has the library enabled (its Recording is current until Disable has delivered every
-// outcome). As the Java requests' callbacks (profiler.cpp), plus the trace's thread and its native
-// frames. ---
+// outcome). As the Java requests' callbacks (trace_callbacks.hpp, whose frame and end callbacks
+// serve here too), plus the trace's thread and its native frames. ---
 void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* /*user_data*/) {
   Recording* recording = current_recording();
   recording->begin_trace(recording->signal_slot(), biased);
@@ -34,9 +36,6 @@ void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* /*user_data*/) 
   if (JvmkitCurrentTraceThread(&thread) == JVMTI_ERROR_NONE) {
     recording->set_trace_thread(thread.java_thread == JNI_TRUE, thread.name);
   }
-}
-jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
-  return current_recording()->add_frame(type, method, location) ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
 }
 jint JNICALL on_native_frame(const jvmkitNativeFrame* frame, void* /*user_data*/) {
   NativeFrameInfo info;
@@ -49,11 +48,6 @@ jint JNICALL on_native_frame(const jvmkitNativeFrame* frame, void* /*user_data*/
   info.pc = frame->pc;
   info.marker = frame->kind == JVMKIT_FRAME_MARKER ? static_cast<size_t>(frame->end) : 0;
   return current_recording()->add_native_frame(info) ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
-}
-void JNICALL on_end(jthread thread, void* user_data) {
-  const SampleContext context = take_sample_context(context_record_from_user_data(user_data));
-  current_recording()->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE,
-                                 context);
 }
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   take_sample_context(context_record_from_user_data(user_data));
@@ -86,7 +80,9 @@ Error choose_native_frames(Options* options, bool* mode_set, std::string* note) 
   return Error::ok();
 }
 
-jvmtiStackTraceCallbacks native_trace_callbacks() { return {&on_begin, &on_end, &on_frame, &on_failure}; }
+jvmtiStackTraceCallbacks native_trace_callbacks() {
+  return {&on_begin, &count_trace_end, &count_java_frame, &on_failure};
+}
 
 jvmkitNativeFrameCallback native_frame_callback() { return &on_native_frame; }
 

@@ -12,17 +12,6 @@ void JNICALL on_begin(jthread /*thread*/, jboolean biased, void* /*user_data*/) 
   recording->begin_trace(recording->signal_slot(), biased);
 }
 
-jint JNICALL on_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
-  const bool more = current_recording()->add_frame(type, method, location);
-  return more ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
-}
-
-void JNICALL on_end(jthread thread, void* user_data) {
-  const SampleContext context = take_sample_context(context_record_from_user_data(user_data));
-  current_recording()->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE,
-                                 context);
-}
-
 void JNICALL on_failure(jthread /*thread*/, void* user_data) {
   take_sample_context(context_record_from_user_data(user_data));
   Recording* recording = current_recording();
@@ -33,8 +22,19 @@ void JNICALL on_failure(jthread /*thread*/, void* user_data) {
 
 }  // namespace
 
+jint JNICALL count_java_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* /*user_data*/) {
+  const bool more = current_recording()->add_frame(type, method, location);
+  return more ? JVMKIT_FRAME_CONTINUE : JVMKIT_FRAME_STOP;
+}
+
+void JNICALL count_trace_end(jthread thread, void* user_data) {
+  const SampleContext context = take_sample_context(context_record_from_user_data(user_data));
+  current_recording()->end_trace(thread, tid_from_user_data(user_data), JvmkitCurrentTraceTruncated() == JNI_TRUE,
+                                 context);
+}
+
 jvmtiStackTraceCallbacks java_trace_callbacks() {
-  return jvmtiStackTraceCallbacks{&on_begin, &on_end, &on_frame, &on_failure};
+  return jvmtiStackTraceCallbacks{&on_begin, &count_trace_end, &count_java_frame, &on_failure};
 }
 
 }  // namespace jvmkit::prof

@@ -11,4 +11,9 @@ namespace jvmkit::prof {
 
 jvmtiStackTraceCallbacks java_trace_callbacks();
 
+// The callbacks a native request's trace shares with a Java request's (native_samples.cpp adds the
+// trace's thread and its native frames): a Java frame, and the end of the trace.
+jint JNICALL count_java_frame(jvmtiFrameType type, jmethodID method, jlocation location, void* user_data);
+void JNICALL count_trace_end(jthread thread, void* user_data);
+
 }  // namespace jvmkit::prof
