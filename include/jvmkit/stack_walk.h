@@ -426,7 +426,12 @@ typedef enum {
                                                 thread's frame anchor, its PC the word below its SP as
                                                 HotSpot makes it walkable; each caller at its call; a
                                                 frame stopped at a safepoint poll at the poll */
-  JVMKIT_RECOVERY_KIND_COUNT = 14
+  JVMKIT_RECOVERY_DEOPTIMIZED = 14,          /* a compiled frame being deoptimized, at the original PC
+                                                HotSpot keeps in it: a thread in the deoptimization
+                                                blob (AsyncGetCallTrace's -9) walked from that frame,
+                                                or a trace AsyncGetCallTrace stopped right above such
+                                                a frame (it reports success there) completed below it */
+  JVMKIT_RECOVERY_KIND_COUNT = 15
 } jvmkitRecoveryKind;
 
 /* Why a sample that AsyncGetCallTrace could not place was not recovered either. */
@@ -444,7 +449,8 @@ typedef enum {
 } jvmkitUnrecoveredReason;
 
 typedef struct {
-  jlong attempted; /* captures where AsyncGetCallTrace failed with a recoverable code (-4, -5, -6) */
+  jlong attempted; /* captures where AsyncGetCallTrace failed with a code a recovery tries (-2 to -6,
+                      -9), or stopped right above a frame being deoptimized */
   jlong recovered_by_kind[JVMKIT_RECOVERY_KIND_COUNT];
   jlong unrecovered_by_reason[JVMKIT_UNRECOVERED_REASON_COUNT];
   /* attempted == sum(recovered_by_kind) + sum(unrecovered_by_reason) once no capture is running */

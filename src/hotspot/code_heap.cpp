@@ -134,6 +134,12 @@ std::optional<CodeBlobInfo> CodeHeapLayout::blob_at(uintptr_t blob, uintptr_t bl
   if (frame_words < kNoFrameSize || frame_words > kMaxFrameWords) return std::nullopt;
   info.frame_size_bytes = frame_words == kNoFrameSize ? 0 : static_cast<uint32_t>(frame_words) * sizeof(uintptr_t);
   info.is_nmethod = blob_kind >= 0 ? load<uint8_t>(blob + blob_kind) == nmethod_kind : named_nmethod(blob);
+  // The field lies in the nmethod's header, before its code.
+  if (info.is_nmethod && nmethod_orig_pc_offset > 0 &&
+      blob + static_cast<uintptr_t>(nmethod_orig_pc_offset) + sizeof(int32_t) <= info.code_begin) {
+    const auto offset = load<int32_t>(blob + static_cast<uintptr_t>(nmethod_orig_pc_offset));
+    if (offset >= 0 && offset <= kMaxFrameWords * static_cast<int32_t>(sizeof(uintptr_t))) info.orig_pc_offset = offset;
+  }
   return info;
 }
 
@@ -280,6 +286,9 @@ std::optional<CodeHeapLayout> read_layout(std::string* why) {
     if (l.name_segments[0].end == 0) r.fail("libjvm's segments not found");
   }
   l.blob_extent = static_cast<uint32_t>(widest);
+  // Optional: only the walk through a frame being deoptimized needs it.
+  if (FieldReader::has("nmethod", "_orig_pc_offset"))
+    l.nmethod_orig_pc_offset = r.offset("nmethod", "_orig_pc_offset", {4});
   if (!r.why().empty()) {
     if (why != nullptr) *why = r.why();
     return std::nullopt;
@@ -339,5 +348,7 @@ void publish_code_heap_layout_for_testing(const CodeHeapLayout& layout) {
   published = layout;
   g_known.store(&published, std::memory_order_release);
 }
+
+void forget_code_heap_layout_for_testing() { g_known.store(nullptr, std::memory_order_release); }
 
 }  // namespace jvmkit::hotspot

@@ -33,6 +33,9 @@ struct CodeBlobInfo {
   // CodeBlob::_frame_size in bytes; 0 for a blob without a frame of its own (a method handle
   // intrinsic's nmethod) or whose frame size HotSpot left unknown (-1, some C1 runtime stubs).
   uint32_t frame_size_bytes = 0;
+  // An nmethod's nmethod::_orig_pc_offset: where a frame of it that is being deoptimized keeps
+  // its original PC, in bytes from the frame's SP. -1: not known (not an nmethod, or not exported).
+  int32_t orig_pc_offset = -1;
 };
 
 // An address range [begin, end).
@@ -79,6 +82,7 @@ struct CodeHeapLayout {
   intptr_t blob_kind = -1;                      // CodeBlob::_kind (u1), or -1
   uint8_t nmethod_kind = 0;                     // CodeBlobKind::Nmethod
   intptr_t blob_name = -1;                      // CodeBlob::_name (const char*), used when blob_kind < 0
+  intptr_t nmethod_orig_pc_offset = -1;         // nmethod::_orig_pc_offset (int), or -1 (optional)
   std::array<AddressRange, 8> name_segments{};  // libjvm's PT_LOAD segments (for blob_name)
 
   // SIGNAL SAFE. The blob whose code holds PC, or nothing: PC outside every heap's committed
@@ -121,7 +125,9 @@ JVMKIT_SIGNAL_SAFE const CodeHeapLayout* known_code_heap_layout() noexcept;
 // SIGNAL SAFE. known_code_heap_layout()->find(pc), or nothing while no layout is known.
 JVMKIT_SIGNAL_SAFE std::optional<CodeBlobInfo> find_code_blob(uintptr_t pc) noexcept;
 
-// Unit tests (no JVM): publishes LAYOUT as if learnt, over fake heaps in memory.
+// Unit tests (no JVM): publishes LAYOUT as if learnt, over fake heaps in memory, and forgets it
+// again (before the fake heaps go).
 void publish_code_heap_layout_for_testing(const CodeHeapLayout& layout);
+void forget_code_heap_layout_for_testing();
 
 }  // namespace jvmkit::hotspot

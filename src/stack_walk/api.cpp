@@ -156,6 +156,8 @@ JVMKIT_WALK_EXPORT const char* JvmkitRecoveryKindName(jvmkitRecoveryKind kind) {
       return "stub_saved_registers";
     case JVMKIT_RECOVERY_VM_ANCHOR:
       return "vm_anchor";
+    case JVMKIT_RECOVERY_DEOPTIMIZED:
+      return "deoptimized";
     default:
       return "unknown";
   }

@@ -1,8 +1,8 @@
 // The exact debug records of an nmethod's call sites: for each return address, the virtual frames
 // of the call (the method and bci of each inlined level, innermost first), as HotSpot's
-// CompiledMethodLoad event reports them (jvmticmlr.h inline records). The records at the end of
-// its safepoint polls are kept too, under the address that follows the poll (a frame stopped at a
-// poll for a safepoint is described by it).
+// CompiledMethodLoad event reports them (jvmticmlr.h inline records). The records at the start
+// and at the end of its safepoint polls are kept too (a frame stopped at a poll for a safepoint is
+// described by the one at the poll's start where there is one, as HotSpot describes it).
 //
 // AsyncGetCallTrace describes a compiled frame whose callee is not Java code (a runtime stub) by
 // the first record *after* its return address, and cannot walk through some stubs at all; the

@@ -17,6 +17,7 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
   r.vtable_stub = std::strcmp(name, "vtable stub") == 0 || std::strcmp(name, "itable stub") == 0;
   r.call_stub = std::strcmp(name, "call_stub") == 0;
   r.safepoint_blob = std::strcmp(name, "SafepointBlob") == 0;
+  r.deopt_blob = std::strcmp(name, "DeoptimizationBlob") == 0;
   SavedRegisters saved{};
   if (r.kind == CodeKind::kStub && !r.vtable_stub &&
       read_saved_registers(reinterpret_cast<const uint8_t*>(start), size, size, &saved) && saved.pushes >= 2) {

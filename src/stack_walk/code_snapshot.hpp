@@ -42,6 +42,7 @@ struct CodeRange {
   bool vtable_stub;     // kStub named "vtable stub" / "itable stub"
   bool call_stub;       // kStub named "call_stub": where the VM calls Java (entry frames)
   bool safepoint_blob;  // kStub named "SafepointBlob": where a safepoint poll sends compiled code
+  bool deopt_blob;      // kStub named "DeoptimizationBlob": where a frame being deoptimized goes
   // kStub that saves two or more registers with pushes before its body, without a frame
   // (saved_registers.hpp): the body's offset, the registers pushed, the stack's depth there.
   // saved_pushes 0: not such a stub.

@@ -40,7 +40,7 @@ void create_method_ids_of(jvmtiEnv* jvmti, jclass klass) {
 }
 
 // The exact records of the call sites and safepoint polls among COMPILE_INFO's inline records (a
-// record whose PC directly follows a call instruction or a poll), for the nmethod at START of SIZE
+// record whose PC directly follows a call instruction, or starts or follows a poll), for the nmethod at START of SIZE
 // bytes; nullptr if none. Only those are kept: a walk describes a frame standing at a call, or
 // stopped at a poll for a safepoint, and nothing else; they are a small part of the records (with
 // -XX:+DebugNonSafepoints most records mark other instructions).
@@ -55,7 +55,8 @@ std::shared_ptr<const CallSites> call_sites_of(const void* compile_info, uintptr
     for (jint i = 0; i < inline_info->numpcs; i++) {
       const PCStackInfo& pc = inline_info->pcinfo[i];
       const auto at = reinterpret_cast<uintptr_t>(pc.pc);
-      if (at <= start || at > code.end || !(follows_call(code, at) || follows_safepoint_poll(code, at))) continue;
+      if (at <= start || at > code.end) continue;
+      if (!(follows_call(code, at) || follows_safepoint_poll(code, at) || starts_safepoint_poll(code, at))) continue;
       sites->add(static_cast<uint32_t>(at - start), pc.methods, pc.bcis, pc.numstackframes);
     }
   }

@@ -1,4 +1,5 @@
 #include "stack_walk/session.hpp"
+#include "stack_walk/signal/failed_samples.hpp"
 
 #include <dlfcn.h>
 #include <sched.h>
@@ -112,6 +113,7 @@ void Session::open_requests(JavaVM* vm, hotspot::AsgctFunction asgct, std::uniqu
   learn_interpreter_entries();
   hotspot::learn_method_layout();
   hotspot::learn_code_heap_layout();  // in the live phase; an Enable in OnLoad learns it at VMStart
+  keep_failed_samples(std::getenv("JVMKIT_WALK_DEBUG") != nullptr);
   CaptureState& state = capture_state();
   state.vm.store(vm, std::memory_order_release);
   state.asgct.store(asgct, std::memory_order_release);
@@ -280,6 +282,7 @@ void Session::print_debug_summary() const {
                static_cast<long long>(stats.cut_seen_by_proof), static_cast<long long>(stats.proven),
                static_cast<long long>(stats.unproven), proof_walk_ends().c_str(),
                static_cast<long long>(stats.unchecked), static_cast<long long>(stats.biased_unproven));
+  print_failed_samples();
 }
 
 }  // namespace jvmkit::walk

@@ -21,6 +21,7 @@ class FakeCode {
   uintptr_t at(size_t offset) const { return reinterpret_cast<uintptr_t>(bytes_.data()) + offset; }
   CodeSnapshot snapshot() const { return CodeSnapshot(ranges_); }
   const CodeRange& range(size_t i) const { return ranges_[i]; }
+  CodeRange& range(size_t i) { return ranges_[i]; }
   CodeRange& last() { return ranges_.back(); }
 
   // Adds a range at OFFSET; an nmethod of METHOD whose prologue makes a frame of FRAME bytes

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "fake_code.hpp"
+#include "stack_walk/call_sites.hpp"
+#include "stack_walk/signal/x64/java_frames.hpp"
 #include "stack_walk/signal/x64/physical_walk.hpp"
 
 namespace jvmkit::walk {
@@ -86,6 +88,29 @@ TEST(X64Walk, AFrameStoppedAtAPollInTheBodyIsTheOneTheBlobSavedThePollFor) {
   code.last().safepoint_blob = false;
   const CodeSnapshot not_blob = code.snapshot();
   EXPECT_FALSE(frame_at_poll(not_blob, last, code.at(60), addr(32), &out));  // the anchor in another stub
+}
+
+// HotSpot describes a frame stopped at a poll by the record at the poll's own PC (C2 puts its loop
+// polls' records there): where A has one, the frame is at the poll itself.
+TEST(X64Walk, AFrameStoppedAtAPollWithItsRecordThereIsAtThePoll) {
+  StoppedAtBodyPoll stopped;
+  FakeCode& code = stopped.code;
+  CallSites sites;
+  const jmethodID methods[] = {M(7), M(1)};
+  const jint bcis[] = {12, 49};
+  sites.add(60, methods, bcis, 2);
+  code.range(0).call_sites = &sites;  // A
+  const CodeSnapshot snapshot = code.snapshot();
+  Regs out{};
+  ASSERT_TRUE(frame_at_poll(snapshot, stopped.last(), code.at(60), stopped.addr(32), &out));
+  EXPECT_EQ(out.pc, code.at(60));
+  EXPECT_EQ(out.sp, stopped.addr(12));
+  VirtualFrames frames;
+  ASSERT_TRUE(describe_java_frame(*snapshot.find(out.pc), out, StackBounds{stopped.addr(0), stopped.addr(32)}, nullptr,
+                                  Describe::kAllButInterpreted, &frames));
+  ASSERT_EQ(frames.count, 2);
+  EXPECT_EQ(frames.frames[0].method_id, M(7));
+  EXPECT_EQ(frames.frames[1].lineno, 49);
 }
 
 // At a poll on its way out the method's frame is gone: its caller stands at its call. The blob's

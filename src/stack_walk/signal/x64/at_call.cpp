@@ -202,7 +202,8 @@ JVMKIT_SIGNAL_SAFE AtCallCapture capture_at_anchor(JNIEnv* jni, hotspot::AsgctFr
   if (last.pc == 0) last.pc = load_word(last.sp - 8);
   Regs top{};
   if (!first_java_frame(code, last, stack_top, &top) &&
-      !frame_at_poll(code, last, layout->saved_exception_pc_of(jni), stack_top, &top)) {
+      !frame_at_poll(code, last, layout->saved_exception_pc_of(jni), stack_top, &top) &&
+      !frame_being_deoptimized(code, last, stack_top, &top)) {
     return out;
   }
   if (entries != nullptr) *entries = EntriesOut{};

@@ -135,6 +135,7 @@ JVMKIT_SIGNAL_SAFE ProofEnd compare_below(const CodeSnapshot& code, const Regs& 
     // stub); the frames below can be walked from the entry's saved anchor (PhysicalOut::resume).
     if (!first && next == n && physical != nullptr && !differs) {
       physical->resumable = true;
+      physical->resume_deoptimized = false;
       physical->resume = below;
       physical->resume_physical = physical->count;
     }
@@ -148,6 +149,14 @@ JVMKIT_SIGNAL_SAFE ProofEnd compare_below(const CodeSnapshot& code, const Regs& 
   const JavaWalkEnd end = walk_java_frames(
       code, top, StackBounds{top.sp, stack_top}, stack_top, false, Describe::kAllButInterpreted,
       [&](const CodeRange& range, const VirtualFrames& virt) {
+        // AsyncGetCallTrace stops above a frame being deoptimized, and reports success: the
+        // frames from it on can be walked here (PhysicalOut::resume).
+        if (virt.deoptimized && next == n && !differs && physical != nullptr && !physical->resumable) {
+          physical->resumable = true;
+          physical->resume_deoptimized = true;
+          physical->resume = virt.at;
+          physical->resume_physical = physical->count;
+        }
         if (physical != nullptr && physical->count < physical->max) {
           physical->frames[physical->count++] = physical_frame_of(range);
         }

@@ -47,8 +47,10 @@ struct PhysicalOut {
   // Set with a kCutShort verdict when the trace ended exactly at an entry frame (a call from the
   // VM back into Java) and the walk found Java frames below it: RESUME is the first of them, read
   // from the JavaCallWrapper's saved frame anchor (HotSpot's own record, so its frames are real),
-  // and RESUME_PHYSICAL the physical frames walked above that entry.
+  // and RESUME_PHYSICAL the physical frames walked above that entry. Also when the trace ended
+  // right above a frame being deoptimized: RESUME is that frame at its original PC.
   bool resumable = false;
+  bool resume_deoptimized = false;  // RESUME is a frame being deoptimized, not the first below an entry
   Regs resume{};
   int resume_physical = 0;
 };

@@ -44,6 +44,11 @@ JVMKIT_SIGNAL_SAFE inline size_t safepoint_poll_length(const uint8_t* p, size_t 
   return 0;
 }
 
+// True when a safepoint poll starts at AT, inside RANGE.
+JVMKIT_SIGNAL_SAFE inline bool starts_safepoint_poll(const CodeRange& range, uintptr_t at) noexcept {
+  return at < range.end && safepoint_poll_length(reinterpret_cast<const uint8_t*>(at), range.end - at) > 0;
+}
+
 // True when P holds the poll compiled code makes on its way out ("cmp rsp, [r15 + disp]": 49 3B
 // A7 disp32 or 49 3B 67 disp8, the thread's polling word), reading at most AVAILABLE bytes. By
 // then the method's frame is gone: a thread stopped there stands in its caller, at the call.
@@ -51,8 +56,10 @@ JVMKIT_SIGNAL_SAFE inline bool is_return_poll(const uint8_t* p, size_t available
   return available >= 4 && p[0] == 0x49 && p[1] == 0x3B && (p[2] == 0x67 || (p[2] == 0xA7 && available >= 7));
 }
 
-// True when a safepoint poll ends right before AT, inside RANGE: HotSpot describes a poll by the
-// debug record at its end, as it describes a call by the record at its return address.
+// True when a safepoint poll ends right before AT, inside RANGE. Where a poll's debug record lies
+// depends on the compiler and release: at the poll's first byte (C2's loop polls on JDK 17 and 25,
+// where HotSpot's own walk of a thread stopped there looks it up) or right after it. Both are kept
+// (starts_safepoint_poll below), as a call's record is kept at its return address.
 JVMKIT_SIGNAL_SAFE inline bool follows_safepoint_poll(const CodeRange& range, uintptr_t at) noexcept {
   for (size_t length = 2; length <= 4; length++) {
     if (at < range.start + length) return false;

@@ -26,6 +26,10 @@ struct VirtualFrames {
   int count = 0;
   hotspot::AsgctFrame one{};  // the single frame of an interpreter frame or a native method
   bool known = true;          // false: a Java frame that could not be described (the walk ends)
+  // A compiled frame being deoptimized, described at the original PC it keeps (java_caller), and
+  // where it stands: a trace that ends right above it was cut short there by AsyncGetCallTrace.
+  bool deoptimized = false;
+  Regs at{};
 };
 
 // What a walk learns of the frames below its top one.
@@ -83,12 +87,14 @@ JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs t
   uintptr_t memo_pc = 0;  // the last call site described, and its record (in the code map)
   const hotspot::AsgctFrame* memo_frames = nullptr;
   int memo_count = 0;
+  bool deoptimized = false;  // the frame at TOP is being deoptimized (java_caller)
   while (is_java(r)) {
     const Regs at = top;
+    const bool at_deoptimized = deoptimized;
     const CodeRange& range = *r;
     // java_caller says kEnd for a compiled frame whose size it does not know: not the bottom here.
     if (range.kind == CodeKind::kNMethod && range.frame_size == 0) return JavaWalkEnd::kUnwalkable;
-    const CallerStep step = java_caller(code, bounds, range, at, &top, &r);
+    const CallerStep step = java_caller(code, bounds, range, at, &top, &r, &deoptimized);
     if (step == CallerStep::kUnreadable) return JavaWalkEnd::kUnwalkable;
     VirtualFrames frames;
     const bool call_record = range.kind == CodeKind::kNMethod && !range.native_wrapper && (describe_top || !first);
@@ -104,6 +110,8 @@ JVMKIT_SIGNAL_SAFE JavaWalkEnd walk_java_frames(const CodeSnapshot& code, Regs t
       }
     }
     first = false;
+    frames.deoptimized = at_deoptimized;
+    frames.at = at;
     // The visitor sees a frame it cannot describe too: that it is there may tell enough.
     if (!visit(range, frames)) return frames.known ? JavaWalkEnd::kStopped : JavaWalkEnd::kUnwalkable;
     if (!frames.known) return JavaWalkEnd::kUnwalkable;

@@ -1,6 +1,7 @@
 // SIGNAL CONTEXT. The physical frames of a stack that AsyncGetCallTrace walked successfully.
 //
-// May call: CodeSnapshot::find and plain loads of stack slots. May NOT call anything else (no
+// May call: CodeSnapshot::find, hotspot::find_code_blob (plain loads of the code heaps' own
+// structures, see hotspot/code_heap.hpp) and plain loads of stack slots. May NOT call anything else (no
 // allocation, locks, JNI/JVMTI). Every slot read lies on the interrupted thread's own stack,
 // between its SP and the stack's top as HotSpot recorded it (and at most kMaxWalkReach above SP):
 // memory that is mapped whatever the values read. Each frame is derived from one whose return
@@ -17,9 +18,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "base/debug_check.hpp"
 #include "base/signal_safe.hpp"
+#include "hotspot/code_heap.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 
 namespace jvmkit::walk {
@@ -66,8 +69,31 @@ JVMKIT_SIGNAL_SAFE uintptr_t leaf_call_spill(const CodeSnapshot& code, const Cod
   return 0;
 }
 
+namespace {
+
+// Where a compiled frame of R being deoptimized, whose SP is SP, keeps its original PC: the slot
+// at nmethod::_orig_pc_offset from SP, read from the nmethod's header in the code heap. The PC
+// found there must lie in R and have a debug record (a call, or for a frame stopped at a
+// safepoint a poll), where HotSpot describes the frame; 0 otherwise.
+JVMKIT_SIGNAL_SAFE uintptr_t original_pc(const CodeRange& r, uintptr_t sp, const StackBounds& bounds) noexcept {
+  if (r.kind != CodeKind::kNMethod || r.native_wrapper || r.call_sites == nullptr) return 0;
+  const std::optional<hotspot::CodeBlobInfo> nmethod = hotspot::find_code_blob(r.start);
+  if (!nmethod || !nmethod->is_nmethod || nmethod->orig_pc_offset < 0 || nmethod->code_begin != r.start) return 0;
+  const uintptr_t slot = sp + static_cast<uintptr_t>(nmethod->orig_pc_offset);
+  if (!bounds.holds(slot)) return 0;
+  const uintptr_t pc = load_word(slot);
+  int count = 0;
+  if (pc <= r.start || pc >= r.end || r.call_sites->find(static_cast<uint32_t>(pc - r.start), &count) == nullptr) {
+    return 0;
+  }
+  return pc;
+}
+
+}  // namespace
+
 JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackBounds& bounds, const CodeRange& r,
-                                          const Regs& at, Regs* caller, const CodeRange** caller_range) noexcept {
+                                          const Regs& at, Regs* caller, const CodeRange** caller_range,
+                                          bool* deoptimized) noexcept {
   uintptr_t ret_slot = 0, caller_sp = 0, caller_fp = 0;
   if (r.kind == CodeKind::kNMethod) {
     if (r.frame_size == 0) return CallerStep::kEnd;
@@ -84,18 +110,27 @@ JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackB
     return CallerStep::kUnreadable;  // a stub (e.g. the call stub that entered Java): not a Java frame
   }
   JVMKIT_DCHECK(bounds.holds(ret_slot));  // every slot read lies within the bounds
-  const uintptr_t ret = load_word(ret_slot);
+  uintptr_t ret = load_word(ret_slot);
   // Recursion and loops of calls return into the same code: try the current range first.
   const CodeRange* next = ret >= r.start && ret < r.end ? &r : code.find(ret);
   CallerStep step = CallerStep::kCaller;
+  if (deoptimized != nullptr) *deoptimized = false;
   if (next == nullptr || (next->kind != CodeKind::kNMethod && next->kind != CodeKind::kInterpreter)) {
     step = CallerStep::kEnd;
-  } else if ((next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) || caller_sp <= at.sp ||
-             !bounds.holds(caller_sp)) {
+  } else if (caller_sp <= at.sp || !bounds.holds(caller_sp)) {
+    step = CallerStep::kCallerUnknown;
+  } else if (next->kind == CodeKind::kNMethod && !follows_call(*next, ret)) {
     // The interpreter pushes its own return address (its return entry) before it jumps to a
     // callee, so a return into the interpreter does not follow a call instruction. A return into
-    // compiled code anywhere else is the deoptimization handler HotSpot patched in.
-    step = CallerStep::kCallerUnknown;
+    // compiled code anywhere else is the deoptimization handler HotSpot patched in: the caller is
+    // being deoptimized, and stands at the original PC it keeps in its frame.
+    const uintptr_t original = original_pc(*next, caller_sp, bounds);
+    if (original == 0) {
+      step = CallerStep::kCallerUnknown;
+    } else {
+      ret = original;
+      if (deoptimized != nullptr) *deoptimized = true;
+    }
   }
   // Written last: CALLER may be AT itself.
   *caller = Regs{ret, caller_sp, caller_fp};
@@ -202,7 +237,32 @@ JVMKIT_SIGNAL_SAFE bool frame_at_poll(const CodeSnapshot& code, const hotspot::L
     found = slot;
   }
   if (found == 0) return false;
-  *out = Regs{poll + length, found + 8, load_word(found - 8)};
+  // HotSpot describes the frame by the poll's own record (its PC is the poll's); where the
+  // compiler put that record after the poll, the walk finds it there.
+  int count = 0;
+  const bool record_at_poll =
+      r->call_sites != nullptr && r->call_sites->find(static_cast<uint32_t>(poll - r->start), &count) != nullptr;
+  *out = Regs{record_at_poll ? poll : poll + length, found + 8, load_word(found - 8)};
+  return true;
+}
+
+JVMKIT_SIGNAL_SAFE bool frame_being_deoptimized(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
+                                                uintptr_t stack_top, Regs* out) noexcept {
+  const uintptr_t anchor_pc = last.pc != 0 ? last.pc : load_word(last.sp - 8);
+  const CodeRange* blob = code.find(anchor_pc);
+  if (blob == nullptr || !blob->deopt_blob) return false;
+  const std::optional<hotspot::CodeBlobInfo> blob_info = hotspot::find_code_blob(anchor_pc);
+  if (!blob_info || blob_info->frame_size_bytes < 16) return false;
+  const uintptr_t ret_slot = last.sp + blob_info->frame_size_bytes - 8;
+  if (ret_slot + 8 >= stack_top) return false;
+  const uintptr_t handler = load_word(ret_slot);
+  const CodeRange* r = code.find(handler);
+  if (r == nullptr) return false;
+  const uintptr_t sp = ret_slot + 8;
+  const uintptr_t orig = original_pc(*r, sp, StackBounds{sp, stack_top});
+  if (orig == 0) return false;
+  // The blob saved the frame's rbp right below the handler's address (its "push rbp").
+  *out = Regs{orig, sp, load_word(ret_slot - 8)};
   return true;
 }
 
@@ -216,7 +276,8 @@ JVMKIT_SIGNAL_SAFE bool anchor_frame(const CodeSnapshot& code, JNIEnv* jni, uint
   // poll sent it to): its first Java frame stands at the poll, as AsyncGetCallTrace's walk
   // through the blob's frame finds it.
   return first_java_frame(code, last, stack_top, out) ||
-         frame_at_poll(code, last, layout->saved_exception_pc_of(jni), stack_top, out);
+         frame_at_poll(code, last, layout->saved_exception_pc_of(jni), stack_top, out) ||
+         frame_being_deoptimized(code, last, stack_top, out);
 }
 
 JVMKIT_SIGNAL_SAFE int walk_physical(const CodeSnapshot& code, Regs at, uintptr_t stack_top, PhysicalFrame* out,

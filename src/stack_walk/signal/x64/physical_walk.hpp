@@ -40,16 +40,21 @@ enum class CallerStep {
                    // nullptr
   kCallerUnknown,  // the frame is whole, and a Java frame (*CALLER_RANGE) follows that cannot be
                    // walked: its return address does not follow a call (HotSpot's deoptimization
-                   // handler, patched in while that frame is being deoptimized), or its SP is not
-                   // above this frame within the bounds
+                   // handler, patched in while that frame is being deoptimized) and its original
+                   // PC cannot be read, or its SP is not above this frame within the bounds
   kUnreadable,     // the frame is not a Java frame, or its slots lie outside the bounds: not counted
 };
 
 // The caller of the frame AT in R: a Java caller when its return address is a call site in Java
 // code the snapshot knows and every slot read lies in BOUNDS. A walk that meets kCallerUnknown has
 // not reached the bottom of the Java frames, though it cannot go on.
+// A compiled caller being deoptimized (its return address patched to its nmethod's
+// deoptimization handler) stands at the original PC HotSpot saved in its frame
+// (nmethod::_orig_pc_offset, read from the code heap): *CALLER gets that PC, and *DEOPTIMIZED (if
+// not null) says so.
 JVMKIT_SIGNAL_SAFE CallerStep java_caller(const CodeSnapshot& code, const StackBounds& bounds, const CodeRange& r,
-                                          const Regs& at, Regs* caller, const CodeRange** caller_range) noexcept;
+                                          const Regs& at, Regs* caller, const CodeRange** caller_range,
+                                          bool* deoptimized = nullptr) noexcept;
 
 // True when RET is an address a compiled frame returns to: right after a call in Java code or a
 // stub, or anywhere in the interpreter (which pushes its own return entries).
@@ -75,8 +80,9 @@ JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot
 // collector's pause). POLL is the poll's PC (JavaThread::_saved_exception_pc).
 //  - A poll in a method's body: the blob keeps POLL in its frame's return-address slot, the one
 //    word within kMaxBlobFrame above the anchor that holds it (two such words: not found), with
-//    the compiled frame's rbp below it and its SP above. *OUT gets the PC right after the poll,
-//    where HotSpot's debug record of the poll is, so the frame is described as HotSpot does.
+//    the compiled frame's rbp below it and its SP above. *OUT gets POLL where the nmethod has a
+//    debug record there (HotSpot describes the frame by it), else the PC right after the poll,
+//    where compilers that record a poll at its end put the record.
 //  - A poll on a method's way out (is_return_poll): the method's frame is gone, and the blob's
 //    return-address slot holds the return address into its caller: *OUT is the caller at its
 //    call. The blob's rbp is the word the VM function it called saved below the anchor (libjvm
@@ -88,6 +94,19 @@ JVMKIT_SIGNAL_SAFE bool first_java_frame(const CodeSnapshot& code, const hotspot
 constexpr uintptr_t kMaxBlobFrame = 1024 * 8;
 JVMKIT_SIGNAL_SAFE bool frame_at_poll(const CodeSnapshot& code, const hotspot::LastJavaFrame& last, uintptr_t poll,
                                       uintptr_t stack_top, Regs* out) noexcept;
+
+// The first Java frame of a thread whose frame anchor LAST lies in HotSpot's deoptimization blob
+// while the blob fetches how to unroll a compiled frame (Deoptimization::fetch_unroll_info, where
+// AsyncGetCallTrace answers "deoptimizing"): that frame is still whole right above the blob's. It
+// returned into its nmethod's deoptimization handler, which entered the blob, so the blob's
+// return-address slot (its frame size from the code heap above LAST.sp) holds the handler's
+// address in that nmethod, the frame's SP is the slot above, and the frame keeps its original
+// PC in its own slot (nmethod::_orig_pc_offset from its SP): *OUT gets that PC, which must have a
+// debug record (a call or a poll), as HotSpot describes the frame by it. False otherwise (the
+// blob unpacking the frames it made, the offset not known). Reads only between LAST.sp and
+// STACK_TOP.
+JVMKIT_SIGNAL_SAFE bool frame_being_deoptimized(const CodeSnapshot& code, const hotspot::LastJavaFrame& last,
+                                                uintptr_t stack_top, Regs* out) noexcept;
 
 // The current thread's last Java frame, which HotSpot's frame anchor records while the thread runs
 // outside Java code (native code, the VM): where AsyncGetCallTrace starts then (first_java_frame of

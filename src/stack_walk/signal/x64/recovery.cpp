@@ -2,7 +2,8 @@
 //
 // May call: atomics, ASGCT, CodeSnapshot::find (a binary search over an immutable snapshot held
 // through a SnapshotCell reader), JavaThreadLayout::last_java_frame (three loads from the current
-// thread's own JavaThread, through the layout checked at Enable), the interpreter entries learnt
+// thread's own JavaThread, through the layout checked at Enable), CodeHeapLayout::in_code_heaps
+// (loads of the code heaps' bounds, see hotspot/code_heap.hpp), the interpreter entries learnt
 // at Enable and MethodLayout::method_id of the Method* an entry holds in rbx
 // (interpreter_entry.hpp), and plain loads from memory that is known to be mapped:
 //   - the interrupted thread's stack between its SP and the lower of SP + kMaxStackReach and the
@@ -33,10 +34,13 @@
 
 #include "base/debug_check.hpp"
 #include "base/signal_safe.hpp"
+#include "hotspot/code_heap.hpp"
 #include "hotspot/java_thread.hpp"
 #include "hotspot/method_layout.hpp"
+#include "stack_walk/signal/failed_samples.hpp"
 #include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
+#include "stack_walk/signal/x64/failed_capture.hpp"
 #include "stack_walk/signal/x64/instructions.hpp"
 #include "stack_walk/signal/x64/interpreter_entry.hpp"
 #include "stack_walk/signal/x64/leaf_call.hpp"
@@ -94,6 +98,18 @@ JVMKIT_SIGNAL_SAFE jint retry_from(hotspot::AsgctFunction asgct, JNIEnv* jni, co
 // One capture: what ASGCT is run with, the interrupted registers, the code snapshot and where the
 // stack may be read. Filled once by capture_with_recovery; the steps below only read it (and
 // write the frames and the physical frames).
+// A trace AsyncGetCallTrace stopped right above a frame being deoptimized, completed below it
+// (JVMKIT_RECOVERY_DEOPTIMIZED) or not.
+JVMKIT_SIGNAL_SAFE void count_deoptimized_completion(Completeness completed) noexcept {
+  RecoveryCounters& rc = recovery_counters();
+  rc.attempted.fetch_add(1, std::memory_order_relaxed);
+  if (completed == Completeness::kCutShort) {
+    rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
+  } else {
+    rc.recovered[JVMKIT_RECOVERY_DEOPTIMIZED].fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
 struct Capture {
   hotspot::AsgctFunction asgct;
   JNIEnv* jni;
@@ -127,6 +143,7 @@ struct Capture {
       *completeness = prove_complete(*code, from, stack_top, frames + already, *n - already, &walked);
       if (*completeness == Completeness::kCutShort && walked.resumable) {
         *completeness = complete_below_entry(*code, stack_top, frames, n, depth, &walked);
+        if (walked.resume_deoptimized) count_deoptimized_completion(*completeness);
       }
       if (*completeness != Completeness::kUnchecked) return walked.count;  // the proof's walk was this one
     }
@@ -404,10 +421,24 @@ JVMKIT_SIGNAL_SAFE jint recover_at_poll(const Capture& c, jint result) noexcept 
 // ASGCT also refuses every thread while a collector's pause runs (-2). A Java thread then waits,
 // outside Java code, with its anchor set; its frames stay as they are, and the walk reads only
 // them and the methods' metadata, which a collector does not move (the classes of methods on a
-// stack are alive). nullopt: not such a sample.
+// stack are alive).
+// A thread whose state still says Java (-5, -6) while its PC lies outside the code cache and its
+// anchor is set has entered the VM and not yet switched its state (HotSpot's runtime entries do
+// that first thing, in the VM function the stub called), or has switched it back and not yet
+// returned: compiled code itself runs with the anchor cleared, so the anchor is this moment's.
+// ASGCT refuses a thread deoptimizing a frame (-9) too; while the deoptimization blob fetches how
+// to unroll it, that frame is still whole above the blob's (frame_being_deoptimized).
+// nullopt: not such a sample.
+JVMKIT_SIGNAL_SAFE bool entering_vm_from_java(const Capture& c, jint first) noexcept {
+  if (first != hotspot::asgct::kUnknownJava && first != hotspot::asgct::kNotWalkableJava) return false;
+  if (c.range != nullptr) return false;
+  const hotspot::CodeHeapLayout* heaps = hotspot::known_code_heap_layout();
+  return heaps != nullptr && !heaps->in_code_heaps(c.at.pc);
+}
+
 JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_anchor(const Capture& c, jint first) noexcept {
   if (first != hotspot::asgct::kUnknownNotJava && first != hotspot::asgct::kNotWalkableNotJava &&
-      first != hotspot::asgct::kGcActive) {
+      first != hotspot::asgct::kGcActive && first != hotspot::asgct::kDeopt && !entering_vm_from_java(c, first)) {
     return std::nullopt;
   }
   if (c.code == nullptr || c.jni == nullptr || !c.stack_known()) return std::nullopt;
@@ -422,8 +453,30 @@ JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_anchor(const Capture& c, jint f
   }
   *c.physical_count = walked.physical_count;
   *c.completeness = walked.completeness;
-  rc.recovered[JVMKIT_RECOVERY_VM_ANCHOR].fetch_add(1, std::memory_order_relaxed);
+  const bool deoptimizing = first == hotspot::asgct::kDeopt;
+  rc.recovered[deoptimizing ? JVMKIT_RECOVERY_DEOPTIMIZED : JVMKIT_RECOVERY_VM_ANCHOR].fetch_add(
+      1, std::memory_order_relaxed);
   return walked.result;
+}
+
+// The capture's steps, ASGCT's first answer in *FIRST_OUT.
+JVMKIT_SIGNAL_SAFE jint capture_steps(const Capture& c, bool* coarse_top, jint* first_out) noexcept {
+  const jint first = run_asgct(c.asgct, c.jni, const_cast<ucontext_t*>(c.uc), c.frames, c.depth);
+  *first_out = first;
+  if (first <= 0) recovery_counters().count_first_answer(first);
+  if (const std::optional<jint> corrected = walk_from_real_frame_sp(c, first)) return *corrected;
+  if (first > 0) {
+    if (const std::optional<jint> described = describe_leaf_caller(c, first, coarse_top)) {
+      if (*described > 0 && *c.physical_count == 0) return record_physical_frames(c, *described);
+      return *described;
+    }
+    return record_physical_frames(c, first);
+  }
+  if (const std::optional<jint> walked = walk_from_anchor(c, first)) return *walked;
+  if (!should_recover(c, first)) return first;
+  if (c.range != nullptr && c.range->kind == CodeKind::kInterpreter) return recover_interpreter_entry(c, first);
+  if (c.range != nullptr && c.range->safepoint_blob && c.at.pc == c.range->start) return recover_at_poll(c, first);
+  return recover_from_caller(c, first);
 }
 
 }  // namespace
@@ -443,22 +496,12 @@ JVMKIT_SIGNAL_SAFE jint capture_with_recovery(hotspot::AsgctFunction asgct, JNIE
   *physical_count = 0;
   *completeness = Completeness::kUnchecked;
   *coarse_top = c.range != nullptr && c.range->kind == CodeKind::kNMethod && c.range->coarse_debug_info;
-
-  const jint first = run_asgct(asgct, jni, ucontext, frames, depth);
-  if (first <= 0) recovery_counters().count_first_answer(first);
-  if (const std::optional<jint> corrected = walk_from_real_frame_sp(c, first)) return *corrected;
-  if (first > 0) {
-    if (const std::optional<jint> described = describe_leaf_caller(c, first, coarse_top)) {
-      if (*described > 0 && *c.physical_count == 0) return record_physical_frames(c, *described);
-      return *described;
-    }
-    return record_physical_frames(c, first);
+  jint first = 0;
+  const jint result = capture_steps(c, coarse_top, &first);
+  if (result <= 0 && failed_samples_kept()) {
+    keep_failed_capture(FailedCapture{code, jni, c.range, at, stack_top, first, result});
   }
-  if (const std::optional<jint> walked = walk_from_anchor(c, first)) return *walked;
-  if (!should_recover(c, first)) return first;
-  if (c.range != nullptr && c.range->kind == CodeKind::kInterpreter) return recover_interpreter_entry(c, first);
-  if (c.range != nullptr && c.range->safepoint_blob && c.at.pc == c.range->start) return recover_at_poll(c, first);
-  return recover_from_caller(c, first);
+  return result;
 }
 
 }  // namespace jvmkit::walk
