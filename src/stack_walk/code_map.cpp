@@ -25,7 +25,10 @@ void CodeMap::add_blob(const char* name, uintptr_t start, size_t size) {
     r.saved_pushes = saved.pushes;
     r.saved_depth = saved.depth;
   }
-  if (r.kind == CodeKind::kStub) scan_stub_frame(reinterpret_cast<const uint8_t*>(start), size, &r);
+  if (r.kind == CodeKind::kStub) {
+    scan_stub_frame(reinterpret_cast<const uint8_t*>(start), size, &r);
+    r.cookie_frame_at = static_cast<uint16_t>(cookie_frame_made_at(reinterpret_cast<const uint8_t*>(start), size));
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   r.name = names_.emplace(name).first->c_str();
   CodeRange& slot = blobs_[start];

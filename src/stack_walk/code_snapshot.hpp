@@ -43,6 +43,10 @@ struct CodeRange {
   bool call_stub;       // kStub named "call_stub": where the VM calls Java (entry frames)
   bool safepoint_blob;  // kStub named "SafepointBlob": where a safepoint poll sends compiled code
   bool deopt_blob;      // kStub named "DeoptimizationBlob": where a frame being deoptimized goes
+  // kStub that pushes one word before its rbp frame (cookie_frame_made_at: HotSpot's nmethod
+  // entry barrier): where the frame is made, 0 for any other code. Its return address is at
+  // [rbp + 16].
+  uint16_t cookie_frame_at;
   // kStub that saves two or more registers with pushes before its body, without a frame
   // (saved_registers.hpp): the body's offset, the registers pushed, the stack's depth there.
   // saved_pushes 0: not such a stub.

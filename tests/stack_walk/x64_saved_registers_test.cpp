@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "stack_walk/code_map.hpp"
+#include "stack_walk/signal/x64/instructions.hpp"
 #include "stack_walk/signal/x64/recovery_candidates.hpp"
 
 namespace jvmkit::walk {
@@ -145,6 +146,42 @@ TEST(StubFrames, AStubBuiltLikeC2CodeHasItsFrameSize) {
   CodeRange other{};
   scan_stub_frame(kSlowSubtype25.data(), kSlowSubtype25.size(), &other);
   EXPECT_EQ(other.frame_size, 0u);
+}
+
+// HotSpot's nmethod entry barrier stub pushes a cookie word before its rbp frame ("push -1",
+// either encoding, then "push rbp; mov rbp, rsp"): its return address is at [rbp + 16].
+TEST(StubFrames, AStubThatPushesACookieBeforeItsFrameReturnsFromRbpPlus16) {
+  const std::vector<uint8_t> imm32 = {0x68, 0xFF, 0xFF, 0xFF, 0xFF, 0x55, 0x48, 0x8B, 0xEC, 0x57};
+  const std::vector<uint8_t> imm8 = {0x6A, 0xFF, 0x55, 0x48, 0x89, 0xE5, 0x57};
+  const std::vector<uint8_t> plain = {0x55, 0x48, 0x89, 0xE5, 0x57};
+  const std::vector<uint8_t> other_word = {0x6A, 0x01, 0x55, 0x48, 0x89, 0xE5};
+  EXPECT_EQ(cookie_frame_made_at(imm32.data(), imm32.size()), 9u);
+  EXPECT_EQ(cookie_frame_made_at(imm8.data(), imm8.size()), 6u);
+  EXPECT_EQ(cookie_frame_made_at(plain.data(), plain.size()), 0u);
+  EXPECT_EQ(cookie_frame_made_at(other_word.data(), other_word.size()), 0u);
+  EXPECT_EQ(cookie_frame_made_at(imm8.data(), 5), 0u);  // cut short
+
+  CodeRange stub{};
+  stub.start = reinterpret_cast<uintptr_t>(imm32.data());
+  stub.end = stub.start + imm32.size();
+  stub.kind = CodeKind::kStub;
+  stub.cookie_frame_at = 9;
+  uintptr_t stack[8] = {};
+  const auto at = [&](int i) { return reinterpret_cast<uintptr_t>(&stack[i]); };
+  stack[2] = 0x1111;                      // the saved rbp
+  stack[3] = static_cast<uintptr_t>(-1);  // the cookie
+  stack[4] = 0x2222;                      // the return address
+  const StackBounds bounds{at(0), at(8)};
+  Candidate c[4];
+  // Having called further down, and interrupted with its frame made: [rbp + 16].
+  for (const bool first : {false, true}) {
+    ASSERT_EQ(candidates_for(&stub, Regs{stub.start + 9, at(0), at(2)}, first, c), 1);
+    Regs caller{};
+    ASSERT_TRUE(caller_regs(bounds, Regs{stub.start + 9, at(0), at(2)}, c[0], &caller));
+    EXPECT_EQ(caller.pc, 0x2222u);
+    EXPECT_EQ(caller.sp, at(5));
+    EXPECT_EQ(caller.fp, 0x1111u);
+  }
 }
 
 }  // namespace

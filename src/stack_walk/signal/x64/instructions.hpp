@@ -129,6 +129,21 @@ JVMKIT_SIGNAL_SAFE inline uintptr_t frame_made_at(const CodeRange& range) noexce
   return p[0] == 0x55 && is_mov_rbp_rsp(p + 1) ? static_cast<uintptr_t>(p + 4 - begin) : 0;
 }
 
+// Where the frame of a stub that pushes one word before it ("push -1", 6A FF or 68 FF FF FF FF,
+// then "push rbp; mov rbp, rsp": HotSpot's nmethod entry barrier stub, whose word is a cookie for
+// deoptimization) is made, as an offset from its start; 0 for any other stub. Its return address
+// is at [rbp + 16].
+JVMKIT_SIGNAL_SAFE inline uintptr_t cookie_frame_made_at(const uint8_t* p, size_t size) noexcept {
+  size_t push = 0;
+  if (size >= 2 && p[0] == 0x6A && p[1] == 0xFF) {
+    push = 2;
+  } else if (size >= 5 && p[0] == 0x68 && p[1] == 0xFF && p[2] == 0xFF && p[3] == 0xFF && p[4] == 0xFF) {
+    push = 5;
+  }
+  if (push == 0 || size < push + 4) return 0;
+  return p[push] == 0x55 && is_mov_rbp_rsp(p + push + 1) ? push + 4 : 0;
+}
+
 // The immediate of the last "sub rsp, imm" (48 83 EC ib / 48 81 EC id) that ends at or before PC
 // within the 64 bytes before it (inside RANGE), or 0.
 JVMKIT_SIGNAL_SAFE inline uintptr_t prologue_frame_size(const CodeRange& range, uintptr_t pc) noexcept {

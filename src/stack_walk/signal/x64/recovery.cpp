@@ -287,6 +287,31 @@ JVMKIT_SIGNAL_SAFE jint recover_interpreter_entry(const Capture& c, jint result)
 // Step 4. Unwinds from the interrupted context to the first Java caller (through stubs, leaf
 // native frames and other signal handlers' frames), validating every candidate, and retries ASGCT
 // from it. Returns ASGCT's final answer (> 0 when recovered); counts the outcome.
+// A compiled method being entered, stopped in its entry barrier's call into HotSpot's barrier stub
+// (at AT, the return address into ENTERED: its frame is made, and HotSpot counts the barrier as
+// part of its prologue, so ASGCT refuses it): the method goes first, location unknown as for a
+// PC in its prologue, then its caller at [sp + frame size] and the rest from ASGCT. 0: not
+// recovered.
+JVMKIT_SIGNAL_SAFE jint recover_entered_nmethod(const Capture& c, const CodeRange& entered, const Regs& at,
+                                                int* retries) noexcept {
+  if (entered.frame_size == 0 || entered.native_wrapper || c.depth < 2 || *retries >= kMaxRetries) return 0;
+  Regs outer{};
+  const Candidate complete{CandidateKind::kComplete, entered.frame_size + (entered.pushes_rbp ? 8u : 0u)};
+  if (!caller_regs(c.bounds(), at, complete, &outer)) return 0;
+  const CodeRange* target = c.code->find(outer.pc);
+  if (!is_java(target) || (target->kind == CodeKind::kNMethod && !follows_call(*target, outer.pc))) return 0;
+  (*retries)++;
+  jint retried = c.retry(outer, target->kind == CodeKind::kInterpreter ? RetryPc::kExact : RetryPc::kReturnAddress, 1);
+  if (retried <= 0) return 0;
+  c.frames[0].method_id = entered.method;
+  c.frames[0].lineno = -1;
+  retried += 1;
+  c.physical[0] = {entered.method, CodeKind::kNMethod};
+  *c.physical_count = 1 + c.walk(outer, 1, &retried);
+  recovery_counters().recovered[JVMKIT_RECOVERY_NMETHOD_PROLOGUE].fetch_add(1, std::memory_order_relaxed);
+  return retried;
+}
+
 JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexcept {
   RecoveryCounters& rc = recovery_counters();
   // A compiled method interrupted in its prologue/epilogue is itself the top frame: its root
@@ -362,6 +387,10 @@ JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexc
         const bool interpreted = target->kind == CodeKind::kInterpreter;
         const jint retried = c.retry(caller, interpreted ? RetryPc::kExact : RetryPc::kReturnAddress,
                                      nmethod && !crossed_signal ? 1 : 0);
+        if (retried <= 0 && !nmethod && !crossed_signal && cur_range != nullptr && cur_range->cookie_frame_at != 0 &&
+            target->kind == CodeKind::kNMethod) {
+          if (const jint entered = recover_entered_nmethod(c, *target, caller, &retries); entered > 0) return entered;
+        }
         if (retried <= 0) continue;
         return succeed(caller, retried, crossed_signal ? JVMKIT_RECOVERY_SIGNAL_FRAME : first_kind);
       }

@@ -114,10 +114,10 @@ JVMKIT_SIGNAL_SAFE bool caller_regs(const StackBounds& b, const Regs& cur, Candi
       out->sp = cur.sp + 16;
       out->fp = load_word(cur.sp);  // the caller's rbp, just pushed
       break;
-    case CandidateKind::kFrame:
+    case CandidateKind::kFrame:  // frame_size: the words pushed before rbp, in bytes
       if (cur.fp < cur.sp || !b.holds(cur.fp)) return false;
-      slot = cur.fp + 8;
-      out->sp = cur.fp + 16;
+      slot = cur.fp + 8 + c.frame_size;
+      out->sp = slot + 8;
       out->fp = load_word(cur.fp);
       break;
   }
@@ -143,7 +143,9 @@ JVMKIT_SIGNAL_SAFE int candidates_for(const CodeRange* range, const Regs& cur, b
     n = c2_stub_candidates(*range, cur.pc, out);
   } else if (!first) {
     // A stub that called further down: its frame is complete.
-    out[n++] = {CandidateKind::kFrame, 0};
+    out[n++] = {CandidateKind::kFrame, range->cookie_frame_at != 0 ? 8u : 0u};
+  } else if (range->cookie_frame_at != 0 && cur.pc >= range->start + range->cookie_frame_at) {
+    out[n++] = {CandidateKind::kFrame, 8};
   } else {
     const uint8_t op = *reinterpret_cast<const uint8_t*>(cur.pc);
     const bool at_edge = cur.pc == range->start || op == 0x55 /* push rbp */ || op == 0xC3 /* ret */;

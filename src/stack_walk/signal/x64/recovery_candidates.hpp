@@ -21,7 +21,7 @@ namespace jvmkit::walk {
 enum class CandidateKind { kEntry, kPushed, kFrame, kSubbed, kSubbedPushed, kComplete };
 struct Candidate {
   CandidateKind kind;
-  uintptr_t frame_size;  // kSubbed*: N
+  uintptr_t frame_size;  // kSubbed*: N; kFrame: the bytes pushed before rbp
 };
 
 // The caller's registers for candidate C, if its slots lie in B and the stack grows strictly
