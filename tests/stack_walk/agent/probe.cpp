@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cstdio>
 #include <cstring>
@@ -332,8 +333,10 @@ bool check_at_call(long min_checks, long min_per_source, long min_nested, long m
   // may. Each such trace says so (JvmkitCurrentTraceServedLater); those that failed do not.
   std::fprintf(stderr, "AT CALL: traces flagged served later %lld, of them differing %lld\n",
                (long long)g_flagged_later.load(), (long long)g_mismatched_later.load());
-  // Not flagged and differing: at most max_unflagged_per_million (default 0) of those compared.
-  const int64_t allowed = g_compared.load() * option_long("max_unflagged_per_million", 0) / 1'000'000;
+  // Not flagged and differing: at most max_unflagged_per_million (default 0) of those compared, and
+  // at least max_unflagged (default 0) in any run, however few it compared.
+  const int64_t allowed = std::max<int64_t>(g_compared.load() * option_long("max_unflagged_per_million", 0) / 1'000'000,
+                                            option_long("max_unflagged", 0));
   bool ok = check_probes(min_checks, allowed);
   if (g_flagged_later.load() > c.served_later) {
     violation("%lld traces flagged served later, but only %lld requests were", (long long)g_flagged_later.load(),
