@@ -60,9 +60,34 @@ void sleep_ms(int ms) {
 
 std::string socket_path(const AttachTarget& t) { return t.root + "/tmp/.java_pid" + std::to_string(t.ns_pid); }
 
+// Whether the JVM's attach socket is there. A socket older than the process is another's: a JVM
+// that ran with the same pid and was killed before it could remove it (its listener, when it
+// starts, replaces it).
 bool socket_exists(const AttachTarget& t) {
   struct stat st {};
-  return stat(socket_path(t).c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+  if (stat(socket_path(t).c_str(), &st) != 0 || !S_ISSOCK(st.st_mode)) return false;
+  return t.started_s == 0 || st.st_mtime + 1 >= t.started_s;  // a second's slack: btime is rounded
+}
+
+// When process PID started, in seconds since the epoch: its start in clock ticks after boot
+// (/proc/PID/stat, field 22) plus the boot time (/proc/stat btime). 0 when unknown.
+int64_t process_start_s(pid_t pid) {
+  bool ok = false;
+  const std::string stat = read_file("/proc/" + std::to_string(pid) + "/stat", &ok);
+  const size_t comm_end = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (!ok || comm_end == std::string::npos) return 0;
+  std::istringstream fields(stat.substr(comm_end + 2));
+  std::string field;
+  unsigned long long ticks = 0;
+  for (int i = 3; i <= 22 && fields >> field; i++) {
+    if (i == 22) ticks = std::strtoull(field.c_str(), nullptr, 10);
+  }
+  const std::string system = read_file("/proc/stat", &ok);
+  const size_t btime = system.find("\nbtime ");
+  const long hz = sysconf(_SC_CLK_TCK);
+  if (!ok || btime == std::string::npos || ticks == 0 || hz <= 0) return 0;
+  return std::strtoll(system.c_str() + btime + 7, nullptr, 10) +
+         static_cast<int64_t>(ticks / static_cast<unsigned long long>(hz));
 }
 
 // The hsperfdata file of the JVM (/tmp/hsperfdata_<user>/<pid> in its namespace), if any.
@@ -265,6 +290,7 @@ Error find_attach_target(pid_t pid, AttachTarget* out) {
   t.gid = gid;
   t.root = proc + "/root";
   t.cwd = proc + "/cwd";
+  t.started_s = process_start_s(pid);
   if (geteuid() != 0 && geteuid() != t.uid) {
     return Error("not permitted to attach to process " + std::to_string(pid) + " (uid " + std::to_string(t.uid) +
                  "): run as that user or as root");

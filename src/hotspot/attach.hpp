@@ -42,6 +42,7 @@ struct AttachTarget {
   std::string root;              // /proc/<pid>/root: the JVM's file system
   std::string cwd;               // /proc/<pid>/cwd: its working directory
   bool attach_disabled = false;  // hsperfdata says the JVM does not support attach
+  int64_t started_s = 0;         // when the process started (seconds since the epoch; 0: unknown)
 };
 
 // The listener's answer to one command.

@@ -41,6 +41,16 @@ start_jvm "$work/disabled.out" "$java" -XX:+DisableAttachMechanism || exit 1
 check "attach disabled" grep -q "DisableAttachMechanism" "$work/disabled"
 cat "$work/disabled"
 check "no thread dump provoked" bash -c "! grep -q 'Full thread dump' '$work/disabled.out'"
+# A socket left at this pid by an earlier JVM that was killed (older than the process) is not the
+# JVM's: the same answer, not a refused connection.
+stale="/tmp/.java_pid$pid"
+if [ ! -e "$stale" ] && python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$stale"; then
+  touch -d "@$(($(date +%s) - 3600))" "$stale"
+  "$tool" "$pid" properties >"$work/stale" 2>&1
+  check "a stale socket at the JVM's pid is not its own" grep -q "DisableAttachMechanism" "$work/stale"
+  cat "$work/stale"
+  rm -f "$stale"
+fi
 
 if can_start_other_user; then
   echo "== a JVM of another user (uid 65534), attached as root"
