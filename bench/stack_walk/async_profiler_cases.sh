@@ -17,7 +17,8 @@
 #          [build dir] [busy processes] [JDK home...]
 #   build dir        a tree with the profiler built (default build/test)
 #   busy processes   CPU-bound shell loops beside it (default 0)
-#   JDK homes        default: Debian's JDK 17 and Temurin 25 where present
+#   JDK homes        default: Debian's JDK 17 and Temurin 25 where present; each with the default
+#                    collector, -XX:+UseZGC and -Xint
 # Writes docs/bench-results/async_profiler_cases-<date>-busy<N>.txt and prints it; exits 1 when a check
 # fails.
 set -euo pipefail
@@ -103,43 +104,45 @@ run_case() {
   echo "   async-profiler tests from $src ($(git -C "$src" describe --tags --always 2>/dev/null || echo unknown revision))"
   for home in "${jdks[@]}"; do
     java="$home/bin/java"
-    echo
-    echo "== JDK $("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.runtime.version = //p')"
-    run_case "$java" test.smoke.Cpu 2 "" "-i 10ms"
-    check cpu "Cpu.main;Cpu.method1" "$(ratio "$file" 'Cpu\.main;[^ ]*Cpu\.method1')" ">=" 0.01
-    check cpu "Cpu.main;Cpu.method2" "$(ratio "$file" 'Cpu\.main;[^ ]*Cpu\.method2')" ">=" 0.01
-    check cpu "Cpu.main;Cpu.method3;java/io/File" "$(ratio "$file" 'Cpu\.main;[^ ]*Cpu\.method3;java.io.File')" ">=" 0.01
-    check cpu failed "$failed_share" "<=" 0.005
+    for flags in "" "-XX:+UseZGC" "-Xint"; do
+      echo
+      echo "== JDK $("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/.*java.runtime.version = //p') ${flags:-(default flags)}"
+      run_case "$java" test.smoke.Cpu 2 "$flags" "-i 10ms"
+      check cpu "Cpu.main;Cpu.method1" "$(ratio "$file" 'Cpu\.main;[^ ]*Cpu\.method1')" ">=" 0.01
+      check cpu "Cpu.main;Cpu.method2" "$(ratio "$file" 'Cpu\.main;[^ ]*Cpu\.method2')" ">=" 0.01
+      check cpu "Cpu.main;Cpu.method3;java/io/File" "$(ratio "$file" 'Cpu\.main;[^ ]*Cpu\.method3;java.io.File')" ">=" 0.01
+      check cpu failed "$failed_share" "<=" 0.005
 
-    run_case "$java" test.recovery.StringBuilderTest 2 "-XX:UseAVX=2" "-i 1ms"
-    check stringBuilder "main;StringBuilder.delete" "$(ratio "$file" 'StringBuilderTest\.main;java.lang.StringBuilder\.delete')" ">=" 0.8
-    check stringBuilder failed "$failed_share" "<=" 0.005
+      run_case "$java" test.recovery.StringBuilderTest 2 "-XX:UseAVX=2 $flags" "-i 1ms"
+      check stringBuilder "main;StringBuilder.delete" "$(ratio "$file" 'StringBuilderTest\.main;java.lang.StringBuilder\.delete')" ">=" 0.8
+      check stringBuilder failed "$failed_share" "<=" 0.005
 
-    run_case "$java" test.recovery.Numbers 2 "" "-i 1ms"
-    check numbers "Numbers.main;Numbers.loop" "$(ratio "$file" 'Numbers\.main;[^ ]*Numbers\.loop')" ">=" 0.8
-    check numbers "Numbers.main;Numbers.loop;Numbers.avg" "$(ratio "$file" 'Numbers\.main;[^ ]*Numbers\.loop;[^ ]*Numbers\.avg')" ">=" 0.5
-    check numbers failed "$failed_share" "<=" 0.005
+      run_case "$java" test.recovery.Numbers 2 "$flags" "-i 1ms"
+      check numbers "Numbers.main;Numbers.loop" "$(ratio "$file" 'Numbers\.main;[^ ]*Numbers\.loop')" ">=" 0.8
+      check numbers "Numbers.main;Numbers.loop;Numbers.avg" "$(ratio "$file" 'Numbers\.main;[^ ]*Numbers\.loop;[^ ]*Numbers\.avg')" ">=" 0.5
+      check numbers failed "$failed_share" "<=" 0.005
 
-    run_case "$java" test.recovery.Suppliers 2 "" "-i 1ms"
-    check suppliers "Suppliers.main;Suppliers.loop" "$(ratio "$file" 'Suppliers\.main;[^ ]*Suppliers\.loop')" ">=" 0.5
-    check suppliers failed "$failed_share" "<=" 0.005
+      run_case "$java" test.recovery.Suppliers 2 "$flags" "-i 1ms"
+      check suppliers "Suppliers.main;Suppliers.loop" "$(ratio "$file" 'Suppliers\.main;[^ ]*Suppliers\.loop')" ">=" 0.5
+      check suppliers failed "$failed_share" "<=" 0.005
 
-    run_case "$java" test.recovery.CodingIntrinsics 3 "" "-i 1ms"
-    check intrinsics failed "$failed_share" "<=" 0.01
-    check intrinsics "stacks of 1-2 frames" "$(short_share "$file")" "<=" 0.01
+      run_case "$java" test.recovery.CodingIntrinsics 3 "$flags" "-i 1ms"
+      check intrinsics failed "$failed_share" "<=" 0.01
+      check intrinsics "stacks of 1-2 frames" "$(short_share "$file")" "<=" 0.01
 
-    # Java frames only: TimeLoop.main is the whole Java stack, so a short stack is no fault here;
-    # a broken one would not start at main.
-    run_case "$java" test.recovery.TimeLoop 3 "" "-i 1ms"
-    check currentTimeMillis failed "$failed_share" "<=" 0.01
-    check currentTimeMillis "stacks rooted in TimeLoop.main" "$(ratio "$file" '^[^;]*TimeLoop\.main')" ">=" 0.99
+      # Java frames only: TimeLoop.main is the whole Java stack, so a short stack is no fault here;
+      # a broken one would not start at main.
+      run_case "$java" test.recovery.TimeLoop 3 "$flags" "-i 1ms"
+      check currentTimeMillis failed "$failed_share" "<=" 0.01
+      check currentTimeMillis "stacks rooted in TimeLoop.main" "$(ratio "$file" '^[^;]*TimeLoop\.main')" ">=" 0.99
 
-    # jvmkit cuts a deeper stack at its root end and marks it [truncated], as async-profiler's
-    # "-j 50/20" form does: 50 frames and the marker.
-    run_case "$java" test.depth.DeepRecursion 2 "" "-i 10ms --depth 50"
-    check depth "deepest stack (frames, no marker)" "$(max_depth_unmarked "$file")" "==" 50
-    check depth "truncated stacks not [truncated]+50" "$(awk '/^\[truncated\];/ { line = $0; sub(/ [0-9]+$/, "", line); if (split(line, f, ";") != 51) n += $NF } END { print n + 0 }' "$file")" "==" 0
-    check depth "whole stacks under 50 frames" "$(awk '/^[^;]*DeepRecursion\.main/ { line = $0; sub(/ [0-9]+$/, "", line); if (split(line, f, ";") < 50) n += $NF } END { print n + 0 }' "$file")" ">=" 1
+      # jvmkit cuts a deeper stack at its root end and marks it [truncated], as async-profiler's
+      # "-j 50/20" form does: 50 frames and the marker.
+      run_case "$java" test.depth.DeepRecursion 2 "$flags" "-i 10ms --depth 50"
+      check depth "deepest stack (frames, no marker)" "$(max_depth_unmarked "$file")" "==" 50
+      check depth "truncated stacks not [truncated]+50" "$(awk '/^\[truncated\];/ { line = $0; sub(/ [0-9]+$/, "", line); if (split(line, f, ";") != 51) n += $NF } END { print n + 0 }' "$file")" "==" 0
+      check depth "whole stacks under 50 frames" "$(awk '/^[^;]*DeepRecursion\.main/ { line = $0; sub(/ [0-9]+$/, "", line); if (split(line, f, ";") < 50) n += $NF } END { print n + 0 }' "$file")" ">=" 1
+    done
   done
 } >"$out" 2>&1
 cat "$out"

@@ -2,8 +2,10 @@
 # How the stack walk ends on each kind of thread (docs/stack_walk.md, "Completeness" and "Recovery"):
 # requests that fail (by reason) and traces delivered biased, on threads started from Java
 # (InsideVmMain: allocation, checksums, clocks, megamorphic lambdas, StringBuilder.delete, 5 kHz)
-# and on the launcher's main thread and a thread attached through JNI (ShapesMain: class loading,
+# on the launcher's main thread and a thread attached through JNI (ShapesMain: class loading,
 # static initialisers, lambda bootstrap and clones of large arrays below compiled code, 2 kHz),
+# and on threads that ran before the library was enabled in the live phase, as at a live attach
+# (LiveMain, 5 kHz),
 # for each JDK found, with the default collector, -XX:+UseZGC and -Xint.
 # Usage: bench/stack_walk/thread_kinds.sh [build dir] [busy processes]
 #   build dir        a tree configured with the tests (default build/test; built here)
@@ -26,7 +28,7 @@ trap '[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}" 2>/dev/null' EXIT
 
 # One run: its accounting line, failures by reason, per-thread lines and biased count.
 summarise() {
-  grep -E '^\[accounting\]|^  failed |^  thread |^    failed |delivered biased|RECOVERY: attempted|VIOLATION' || true
+  grep -E '^\[accounting\]|^\[live\]|^  failed |^  thread |^    failed |delivered biased|RECOVERY: attempted|VIOLATION' || true
 }
 
 {
@@ -48,6 +50,11 @@ summarise() {
         -Djava.library.path="$PWD/$build/tests/stack_walk" $flags -XX:TieredStopAtLevel=1 -XX:-BackgroundCompilation \
         -XX:Tier3InvocationThreshold=100 -XX:Tier3MinInvocationThreshold=100 -XX:Tier3CompileThreshold=100 \
         -cp "$classes" jvmkit.test.walk.ShapesMain 3000 120 2>&1 | summarise
+      echo "== JDK $version ${flags:-(default flags)}: threads running before a live-phase Enable, as at a live attach, and after it (LiveMain)"
+      # shellcheck disable=SC2086
+      "$java" "-agentpath:$agent=mode=live,rate=5000,track=early-:late-:main,require_bottom=Thread.run/LiveMain.main/Thread.exit" \
+        -Djava.library.path="$PWD/$build/tests/stack_walk" $flags -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+        -cp "$classes" jvmkit.test.walk.LiveMain 4 2>&1 | summarise
     done
   done
 } | tee "$out"

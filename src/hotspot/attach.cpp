@@ -69,6 +69,18 @@ bool socket_exists(const AttachTarget& t) {
   return t.started_s == 0 || st.st_mtime + 1 >= t.started_s;  // a second's slack: btime is rounded
 }
 
+// Removes a socket older than the process (see socket_exists): the JVM's listener replaces it only
+// when the file is its user's (/tmp is sticky), so another user's stale socket would keep it from
+// starting. Returns why it could not be removed, empty when there was none or it is gone.
+std::string remove_stale_socket(const AttachTarget& t) {
+  struct stat st {};
+  const std::string path = socket_path(t);
+  if (stat(path.c_str(), &st) != 0 || !S_ISSOCK(st.st_mode) || socket_exists(t)) return {};
+  if (unlink(path.c_str()) == 0 || errno == ENOENT) return {};
+  return "a socket left by an earlier process at this pid, " + path + ", could not be removed (" +
+         std::strerror(errno) + ")";
+}
+
 // When process PID started, in seconds since the epoch: its start in clock ticks after boot
 // (/proc/PID/stat, field 22) plus the boot time (/proc/stat btime). 0 when unknown.
 int64_t process_start_s(pid_t pid) {
@@ -314,7 +326,8 @@ Error find_attach_target(pid_t pid, AttachTarget* out) {
 Error attach_execute(const AttachTarget& target, const std::string& command, const std::array<std::string, 3>& args,
                      int timeout_ms, AttachReply* reply) {
   if (!socket_exists(target)) {
-    if (Error e = start_listener(target, timeout_ms)) return e;
+    const std::string stale = remove_stale_socket(target);
+    if (Error e = start_listener(target, timeout_ms)) return stale.empty() ? e : Error(e.message() + "; " + stale);
   }
   int fd = -1;
   if (Error e = connect_listener(target, &fd)) return e;

@@ -28,6 +28,13 @@ check "missing library refused" test "$rc" -eq 1
 check "missing library: the JVM's message" grep -q "could not load" "$work/loadbad"
 cat "$work/loadbad"
 
+# Makes PATH a unix socket nobody listens on, an hour older than now (as one a killed JVM leaves);
+# false when PATH exists or cannot be made.
+make_stale_socket() {
+  [ ! -e "$1" ] && python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$1" &&
+    touch -d "@$(($(date +%s) - 3600))" "$1"
+}
+
 echo "== misuse"
 true & dead=$!; wait "$dead"
 "$tool" "$dead" properties >"$work/dead" 2>&1
@@ -44,8 +51,7 @@ check "no thread dump provoked" bash -c "! grep -q 'Full thread dump' '$work/dis
 # A socket left at this pid by an earlier JVM that was killed (older than the process) is not the
 # JVM's: the same answer, not a refused connection.
 stale="/tmp/.java_pid$pid"
-if [ ! -e "$stale" ] && python3 -c "import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$stale"; then
-  touch -d "@$(($(date +%s) - 3600))" "$stale"
+if make_stale_socket "$stale"; then
   "$tool" "$pid" properties >"$work/stale" 2>&1
   check "a stale socket at the JVM's pid is not its own" grep -q "DisableAttachMechanism" "$work/stale"
   cat "$work/stale"
@@ -56,6 +62,9 @@ if can_start_other_user; then
   echo "== a JVM of another user (uid 65534), attached as root"
   # That user's JVM runs a copy of the classes and loads a copy of the agent, in $work.
   start_jvm_as_other_user "$work/user.out" || exit 1
+  # A stale socket of root's at that pid, which that user's JVM could not replace in the sticky
+  # /tmp: the tool removes it (it is older than the process) before it starts the listener.
+  if make_stale_socket "/tmp/.java_pid$pid"; then echo "(a stale socket of root's at its pid)"; fi
   "$tool" "$pid" load "$(copy_for_other_user "$agent")" "file=$work/user-loaded" >"$work/userload" 2>&1
   check "agent loaded into another user's JVM" grep -q "agent result: 0" "$work/userload"
   check "its file belongs to that user" test "$(stat -c %u "$work/user-loaded" 2>/dev/null)" = 65534

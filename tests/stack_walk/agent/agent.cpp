@@ -189,6 +189,7 @@ void final_checks() {
     }
     if (option("check_main", "yes") == "yes") ok = check_threads("main", 5) && ok;
   }
+
   // Frame types (docs/stack_walk.md "Frame types"): forbid_type / require_type name a type that
   // must never / must at least once be reported (0 interpreter, 1 JIT, 2 inline, 3 native).
   std::fprintf(stderr, "  frames by type: interpreter %lld, jit %lld, inline %lld, native %lld\n",
@@ -271,7 +272,13 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
   }
   if (g_mode == "live" || g_mode == "cycles") {
     stop_sampler();
-    finish(check_accounting(g_mode.c_str(), false));
+    bool ok = check_accounting(g_mode.c_str(), false);
+    // Threads that ran before the live-phase Enable (as at a live attach) and after it: with
+    // require_bottom, every unbiased trace ends in its thread's bottom frame.
+    ok = check_bottoms(option_long("min_checked", 0)) && ok;
+    std::fprintf(stderr, "  signal traces delivered biased (not proven complete): %lld of %lld moments\n",
+                 (long long)unproven_moments(), (long long)(proven_moments() + unproven_moments()));
+    finish(ok);
   }
   final_checks();
 }
