@@ -287,6 +287,25 @@ JVMKIT_SIGNAL_SAFE jint recover_interpreter_entry(const Capture& c, jint result)
 // Step 4. Unwinds from the interrupted context to the first Java caller (through stubs, leaf
 // native frames and other signal handlers' frames), validating every candidate, and retries ASGCT
 // from it. Returns ASGCT's final answer (> 0 when recovered); counts the outcome.
+// A recovery that retried ASGCT from FROM with RETRIED frames: ENTERED (if not null), a compiled
+// method stopped before its frame is described (its prologue, its entry barrier), goes first, in the
+// frame the retry left free, location unknown; then the physical frames and the proof from FROM.
+JVMKIT_SIGNAL_SAFE jint recovered_below(const Capture& c, const CodeRange* entered, const Regs& from, jint retried,
+                                        jvmkitRecoveryKind kind) noexcept {
+  int walked = 0;
+  if (entered != nullptr) {
+    JVMKIT_DCHECK(retried < c.depth);  // the retry skipped frame 0: with it the trace still fits
+    c.frames[0].method_id = entered->method;
+    c.frames[0].lineno = -1;
+    retried += 1;
+    c.physical[walked++] = {entered->method, CodeKind::kNMethod};
+  }
+  walked += c.walk(from, walked, &retried);
+  *c.physical_count = walked;
+  recovery_counters().recovered[kind].fetch_add(1, std::memory_order_relaxed);
+  return retried;
+}
+
 // A compiled method being entered, stopped in its entry barrier's call into HotSpot's barrier stub
 // (at AT, the return address into ENTERED: its frame is made, and HotSpot counts the barrier as
 // part of its prologue, so ASGCT refuses it): the method goes first, location unknown as for a
@@ -303,13 +322,7 @@ JVMKIT_SIGNAL_SAFE jint recover_entered_nmethod(const Capture& c, const CodeRang
   (*retries)++;
   jint retried = c.retry(outer, target->kind == CodeKind::kInterpreter ? RetryPc::kExact : RetryPc::kReturnAddress, 1);
   if (retried <= 0) return 0;
-  c.frames[0].method_id = entered.method;
-  c.frames[0].lineno = -1;
-  retried += 1;
-  c.physical[0] = {entered.method, CodeKind::kNMethod};
-  *c.physical_count = 1 + c.walk(outer, 1, &retried);
-  recovery_counters().recovered[JVMKIT_RECOVERY_NMETHOD_PROLOGUE].fetch_add(1, std::memory_order_relaxed);
-  return retried;
+  return recovered_below(c, &entered, outer, retried, JVMKIT_RECOVERY_NMETHOD_PROLOGUE);
 }
 
 JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexcept {
@@ -326,19 +339,7 @@ JVMKIT_SIGNAL_SAFE jint recover_from_caller(const Capture& c, jint result) noexc
   int retries = 0;
   bool any_valid = false;
   auto succeed = [&](const Regs& from, jint retried, jvmkitRecoveryKind kind) {
-    int walked = 0;
-    if (nmethod && !crossed_signal) {
-      // The retry skipped frame 0 for the root method: with it the trace still fits in DEPTH.
-      JVMKIT_DCHECK(retried < c.depth);
-      c.frames[0].method_id = c.range->method;
-      c.frames[0].lineno = -1;
-      retried += 1;
-      c.physical[walked++] = {c.range->method, CodeKind::kNMethod};
-    }
-    walked += c.walk(from, walked, &retried);
-    *c.physical_count = walked;
-    rc.recovered[kind].fetch_add(1, std::memory_order_relaxed);
-    return retried;
+    return recovered_below(c, nmethod && !crossed_signal ? c.range : nullptr, from, retried, kind);
   };
   for (int step = 0; step < kMaxSteps && retries < kMaxRetries; step++) {
     if (step > 0 && cur_interrupted && is_java(cur_range)) {
