@@ -38,6 +38,7 @@
 #include "hotspot/java_thread.hpp"
 #include "hotspot/method_layout.hpp"
 #include "stack_walk/signal/failed_samples.hpp"
+#include "stack_walk/signal/x64/anchor_recovery.hpp"
 #include "stack_walk/signal/x64/at_call.hpp"
 #include "stack_walk/signal/x64/completeness.hpp"
 #include "stack_walk/signal/x64/failed_capture.hpp"
@@ -46,6 +47,7 @@
 #include "stack_walk/signal/x64/leaf_call.hpp"
 #include "stack_walk/signal/x64/native_text.hpp"
 #include "stack_walk/signal/x64/recovery_candidates.hpp"
+#include "stack_walk/signal/x64/recovery_capture.hpp"
 
 namespace jvmkit::walk {
 
@@ -61,95 +63,13 @@ void RecoveryCounters::snapshot(jvmkitRecoveryCounters* out) const noexcept {
   out->attempted = attempted.load();
 }
 
+// The steps share one context (recovery_capture.hpp); the walk of a Java thread inside the VM
+// from its frame anchor (step 3c) is in anchor_recovery.cpp.
 namespace {
 
-// How far above the interrupted SP the unwinder reads the stack. Stub and leaf runtime frames
-// are small; a Java thread always has more than this of frames (and its pthread block) above.
-constexpr uintptr_t kMaxStackReach = 16 * 1024;
 // Frames unwound (stubs, leaf native frames) before giving up, and ASGCT retries at most.
 constexpr int kMaxSteps = 12;
 constexpr int kMaxRetries = 4;
-
-JVMKIT_SIGNAL_SAFE jint run_asgct(hotspot::AsgctFunction asgct, JNIEnv* jni, void* ucontext,
-                                  hotspot::AsgctFrame* frames, jint depth) noexcept {
-  hotspot::AsgctTrace trace{jni, 0, frames};
-  asgct(&trace, depth, ucontext);
-  return trace.num_frames;
-}
-
-// How ASGCT should see a PC the retry starts from.
-enum class RetryPc {
-  kExact,          // an interrupted PC (another signal handler's context), or a return into the interpreter
-  kReturnAddress,  // a return address in compiled code: shown as the call instruction's last byte
-};
-
-// ASGCT describes a compiled PC by the first debug record *after* it (HotSpot's records mark the
-// end of the region they describe), so from a return address it would answer with the code that
-// follows the call: the bci after it, and none of the methods inlined at the call if the call
-// ends their region. From the call instruction's last byte it finds the record of the call itself.
-JVMKIT_SIGNAL_SAFE jint retry_from(hotspot::AsgctFunction asgct, JNIEnv* jni, const ucontext_t* original,
-                                   const Regs& caller, RetryPc how, hotspot::AsgctFrame* frames, jint depth) noexcept {
-  ucontext_t copy;
-  std::memcpy(&copy, original, sizeof(copy));
-  set_regs(&copy, Regs{how == RetryPc::kReturnAddress ? caller.pc - 1 : caller.pc, caller.sp, caller.fp});
-  return run_asgct(asgct, jni, &copy, frames, depth);
-}
-
-// One capture: what ASGCT is run with, the interrupted registers, the code snapshot and where the
-// stack may be read. Filled once by capture_with_recovery; the steps below only read it (and
-// write the frames and the physical frames).
-// A trace AsyncGetCallTrace stopped right above a frame being deoptimized, completed below it
-// (JVMKIT_RECOVERY_DEOPTIMIZED) or not.
-JVMKIT_SIGNAL_SAFE void count_deoptimized_completion(Completeness completed) noexcept {
-  RecoveryCounters& rc = recovery_counters();
-  rc.attempted.fetch_add(1, std::memory_order_relaxed);
-  if (completed == Completeness::kCutShort) {
-    rc.unrecovered[JVMKIT_UNRECOVERED_RETRY_FAILED].fetch_add(1, std::memory_order_relaxed);
-  } else {
-    rc.recovered[JVMKIT_RECOVERY_DEOPTIMIZED].fetch_add(1, std::memory_order_relaxed);
-  }
-}
-
-struct Capture {
-  hotspot::AsgctFunction asgct;
-  JNIEnv* jni;
-  const ucontext_t* uc;
-  hotspot::AsgctFrame* frames;
-  jint depth;
-  const CodeSnapshot* code;  // nullptr: no code map yet (ASGCT's answer stands)
-  const CodeRange* range;    // the range of the interrupted PC, or nullptr
-  Regs at;                   // the interrupted registers
-  uintptr_t stack_top;       // 0: unknown (no stack slot is read)
-  PhysicalFrame* physical;
-  int* physical_count;
-  Completeness* completeness;
-  EntriesOut* entries;  // the proof's entry frames, or nullptr
-
-  JVMKIT_SIGNAL_SAFE bool stack_known() const noexcept { return stack_top > at.sp; }
-  JVMKIT_SIGNAL_SAFE StackBounds bounds() const noexcept {
-    return StackBounds{at.sp, std::min(at.sp + kMaxStackReach, stack_top)};
-  }
-  JVMKIT_SIGNAL_SAFE jint retry(const Regs& from, RetryPc how, int skip) const noexcept {
-    JVMKIT_DCHECK(skip >= 0 && skip < depth);  // ASGCT gets room for at least one frame
-    return retry_from(asgct, jni, uc, from, how, frames + skip, depth - skip);
-  }
-  // The physical frames from FROM, after those ALREADY recorded, and the proof that the trace of
-  // *N frames, whose frame at FROM is the first walked, is complete (not for a truncated one). A
-  // trace the proof found cut short at an entry frame gets the frames below it (*N grows).
-  JVMKIT_SIGNAL_SAFE int walk(const Regs& from, int already, jint* n) const noexcept {
-    JVMKIT_DCHECK(already >= 0 && already <= kMaxPhysicalFrames);
-    if (*n < depth) {
-      PhysicalOut walked{physical + already, kMaxPhysicalFrames - already, 0, entries, already};
-      *completeness = prove_complete(*code, from, stack_top, frames + already, *n - already, &walked);
-      if (*completeness == Completeness::kCutShort && walked.resumable) {
-        *completeness = complete_below_entry(*code, stack_top, frames, n, depth, &walked);
-        if (walked.resume_deoptimized) count_deoptimized_completion(*completeness);
-      }
-      if (*completeness != Completeness::kUnchecked) return walked.count;  // the proof's walk was this one
-    }
-    return walk_physical(*code, from, stack_top, physical + already, kMaxPhysicalFrames - already);
-  }
-};
 
 // Step 1. Inside a compiled method's body, ASGCT trusts SP. While an inline intrinsic keeps
 // registers pushed, SP lies a few words below the frame: ASGCT then fails, or worse, reads a
@@ -437,56 +357,6 @@ JVMKIT_SIGNAL_SAFE jint recover_at_poll(const Capture& c, jint result) noexcept 
     }
   }
   return recover_from_caller(at_poll, result);
-}
-
-// Step 3c. A Java thread inside the VM: the allocation slow path, class resolution and linking,
-// a C1 or C2 runtime call, a safepoint or lock wait. ASGCT answers -3 or -4 there: HotSpot leaves
-// the frame anchor's PC for later (the interpreter's and the stubs' calls into the VM store only
-// its SP and FP) or refuses the stub's frame as a sender. The anchor is this moment's whenever its
-// SP is set: HotSpot sets the SP last when it enters the VM, clears it first when it returns to
-// Java, and saves and clears it in the JavaCallWrapper before it calls Java again, so Java frames
-// above a set anchor never run. Its PC is the word below its SP (HotSpot's own rule when it makes
-// the anchor walkable). The Java frames are walked from there (at_call.hpp), across entry frames
-// to the thread's first entry into Java, which proves the trace whole.
-// ASGCT also refuses every thread while a collector's pause runs (-2). A Java thread then waits,
-// outside Java code, with its anchor set; its frames stay as they are, and the walk reads only
-// them and the methods' metadata, which a collector does not move (the classes of methods on a
-// stack are alive).
-// A thread whose state still says Java (-5, -6) while its PC lies outside the code cache and its
-// anchor is set has entered the VM and not yet switched its state (HotSpot's runtime entries do
-// that first thing, in the VM function the stub called), or has switched it back and not yet
-// returned: compiled code itself runs with the anchor cleared, so the anchor is this moment's.
-// ASGCT refuses a thread deoptimizing a frame (-9) too; while the deoptimization blob fetches how
-// to unroll it, that frame is still whole above the blob's (frame_being_deoptimized).
-// nullopt: not such a sample.
-JVMKIT_SIGNAL_SAFE bool entering_vm_from_java(const Capture& c, jint first) noexcept {
-  if (first != hotspot::asgct::kUnknownJava && first != hotspot::asgct::kNotWalkableJava) return false;
-  if (c.range != nullptr) return false;
-  const hotspot::CodeHeapLayout* heaps = hotspot::known_code_heap_layout();
-  return heaps != nullptr && !heaps->in_code_heaps(c.at.pc);
-}
-
-JVMKIT_SIGNAL_SAFE std::optional<jint> walk_from_anchor(const Capture& c, jint first) noexcept {
-  if (first != hotspot::asgct::kUnknownNotJava && first != hotspot::asgct::kNotWalkableNotJava &&
-      first != hotspot::asgct::kGcActive && first != hotspot::asgct::kDeopt && !entering_vm_from_java(c, first)) {
-    return std::nullopt;
-  }
-  if (c.code == nullptr || c.jni == nullptr || !c.stack_known()) return std::nullopt;
-  const hotspot::JavaThreadLayout* layout = hotspot::known_java_thread_layout();
-  if (layout == nullptr || layout->last_java_frame(c.jni).sp == 0) return std::nullopt;  // no Java frame below
-  RecoveryCounters& rc = recovery_counters();
-  rc.attempted.fetch_add(1, std::memory_order_relaxed);
-  const AtCallCapture walked = capture_at_anchor(c.jni, c.frames, c.depth, *c.code, c.stack_top, c.physical, c.entries);
-  if (walked.result <= 0) {
-    rc.unrecovered[JVMKIT_UNRECOVERED_NO_CALLER].fetch_add(1, std::memory_order_relaxed);
-    return first;
-  }
-  *c.physical_count = walked.physical_count;
-  *c.completeness = walked.completeness;
-  const bool deoptimizing = first == hotspot::asgct::kDeopt;
-  rc.recovered[deoptimizing ? JVMKIT_RECOVERY_DEOPTIMIZED : JVMKIT_RECOVERY_VM_ANCHOR].fetch_add(
-      1, std::memory_order_relaxed);
-  return walked.result;
 }
 
 // The capture's steps, ASGCT's first answer in *FIRST_OUT.
